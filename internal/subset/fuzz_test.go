@@ -1,0 +1,66 @@
+package subset
+
+import (
+	"reflect"
+	"testing"
+)
+
+// FuzzCheckJSON asserts that no input makes Check, Downgrade or
+// ValidateContent panic, that Check is deterministic and sorted, and that
+// whatever Downgrade returns passes Check for its version.
+func FuzzCheckJSON(f *testing.F) {
+	for _, s := range []string{
+		``, `{}`, `[]`, `null`, `{"type":"object"}`,
+		form(`"a":{"type":"string","minLength":1,"maxLength":3,"format":"email","default":"a@b.co"}`),
+		form(`"n":{"type":"integer","minimum":1.5,"maximum":1.7,"default":1}`),
+		form(`"c":{"type":"string","oneOf":[{"const":"a","title":"A"},{"const":"a"}],"default":"a"}`),
+		form(`"m":{"type":"array","minItems":3,"items":{"anyOf":[{"const":"x","title":"X"}]},"default":["x","x"]}`),
+		form(`"e":{"type":"string","enum":["a",1,""],"enumNames":["A"]}`),
+		`{"$schema":1,"type":["object"],"properties":{"x~/y":{"type":["string","null"],"$ref":"#"}},"required":["x~/y",2,"x~/y"]}`,
+		form(`"d":{"type":"string","format":"date","default":"2025-02-30"}`),
+	} {
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, vi uint8) {
+		version := "bogus"
+		if int(vi) < len(Versions) {
+			version = Versions[vi]
+		}
+		first := CheckJSON(data, version)
+		if again := CheckJSON(data, version); !reflect.DeepEqual(first, again) {
+			t.Fatalf("not deterministic:\n%q\n%q", strs(first), strs(again))
+		}
+		for i := 1; i < len(first); i++ {
+			if first[i-1].Path > first[i].Path {
+				t.Fatalf("not sorted: %q", strs(first))
+			}
+		}
+		for _, v := range first {
+			if v.Message == "" || (v.Feature != "") != (v.Since != "") {
+				t.Fatalf("malformed violation %+v", v)
+			}
+		}
+		m, _, ok := decodeSchema(data)
+		if !ok {
+			return
+		}
+		if out, vs := Downgrade(m, version); out != nil {
+			if len(vs) != 0 {
+				t.Fatalf("Downgrade returned a schema and violations %q", strs(vs))
+			}
+			if vs := Check(out, version); len(vs) != 0 {
+				t.Fatalf("Downgrade result fails Check on %s: %q", version, strs(vs))
+			}
+		}
+		// Use the schema's own default values as content: must not panic.
+		content := map[string]any{}
+		if props, ok := m["properties"].(map[string]any); ok {
+			for k, p := range props {
+				if p, ok := p.(map[string]any); ok {
+					content[k] = p["default"]
+				}
+			}
+		}
+		_ = ValidateContent(m, content)
+	})
+}

@@ -1,0 +1,100 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync/atomic"
+)
+
+// callKey is the context key under which a running call is stored.
+type callKey struct{}
+
+// call is one running tools/call: its session, its reply sink and its
+// cancellation. Elicit finds it through the handler's context.
+type call struct {
+	session *Session
+	key     string          // idKey of the client's request id
+	id      json.RawMessage // the client's request id, raw
+	sink    *replySink
+	cancelF context.CancelCauseFunc
+	// canceledByClient is set by notifications/cancelled for this call.
+	canceledByClient atomic.Bool
+}
+
+var errCanceledByClient = errors.New("elicit: the client cancelled the request")
+
+func (c *call) cancel(cause error) { c.cancelF(cause) }
+
+func (c *call) cancelByClient(reason string) {
+	c.canceledByClient.Store(true)
+	if reason != "" {
+		c.cancelF(fmt.Errorf("%w: %s", errCanceledByClient, reason))
+		return
+	}
+	c.cancelF(errCanceledByClient)
+}
+
+// notify sends a notification on the call's stream.
+func (c *call) notify(method string, params any) error {
+	frame, err := encodeNotification(method, params)
+	if err != nil {
+		return fmt.Errorf("elicit: encoding %s: %w", method, err)
+	}
+	return c.sink.send(frame)
+}
+
+// callParams are the params of tools/call.
+type callParams struct {
+	Name      string                     `json:"name"`
+	Arguments json.RawMessage            `json:"arguments"`
+	Meta      map[string]json.RawMessage `json:"_meta"`
+}
+
+func parseCallParams(raw json.RawMessage) (callParams, *RPCError) {
+	var p callParams
+	if len(raw) == 0 {
+		return p, rpcErrorf(CodeInvalidParams, "tools/call needs params")
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, rpcErrorf(CodeInvalidParams, "invalid tools/call params: %v", err)
+	}
+	if p.Name == "" {
+		return p, rpcErrorf(CodeInvalidParams, "tools/call params need a tool name")
+	}
+	switch {
+	case len(p.Arguments) == 0 || string(p.Arguments) == "null":
+		p.Arguments = json.RawMessage("{}")
+	case p.Arguments[0] != '{':
+		return p, rpcErrorf(CodeInvalidParams, "tools/call arguments must be an object")
+	}
+	return p, nil
+}
+
+// runTool runs a handler, turning its error into an isError result or an
+// RPC error, and a panic into an internal error (logged with its stack).
+func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRequest) (res *CallToolResult, rpcErr *RPCError) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("tool handler panicked", "tool", req.Name, "panic", v, "stack", string(debug.Stack()))
+			res, rpcErr = nil, rpcErrorf(CodeInternalError, "tool %q failed: internal error", req.Name)
+		}
+	}()
+	res, err := t.handler(ctx, req)
+	if err != nil {
+		var re *RPCError
+		if errors.As(err, &re) {
+			return nil, re
+		}
+		return ErrorResult("%s", err.Error()), nil
+	}
+	if res == nil {
+		res = &CallToolResult{}
+	}
+	if res.Content == nil {
+		res.Content = []Content{}
+	}
+	return res, nil
+}

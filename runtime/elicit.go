@@ -1,0 +1,403 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-elicit/elicit/internal/subset"
+	"github.com/go-elicit/elicit/runtime/formimpl"
+)
+
+// pendingElicit is one elicitation waiting for the client's answer.
+type pendingElicit struct {
+	ch   chan elicitReply // buffered: resolve never blocks
+	once sync.Once
+}
+
+type elicitReply struct {
+	result json.RawMessage
+	rpcErr *RPCError
+	err    error // the session ended
+}
+
+func (p *pendingElicit) resolve(r elicitReply) {
+	p.once.Do(func() { p.ch <- r })
+}
+
+// deliver routes a client's response to the pending elicitation with its id
+// in this session; false when there is none (unknown, answered or expired).
+func (s *Session) deliver(msg *message) bool {
+	var id string
+	if json.Unmarshal(msg.ID, &id) != nil {
+		return false // our ids are strings
+	}
+	s.mu.Lock()
+	p, ok := s.pending[id]
+	delete(s.pending, id)
+	s.mu.Unlock()
+	if ok {
+		p.resolve(elicitReply{result: msg.Result, rpcErr: msg.Error})
+	}
+	return ok
+}
+
+// SchemaError lists every way a hand-built schema is outside the elicitation
+// subset. errors.Is(err, ErrElicitSchemaInvalid) is true for it.
+type SchemaError struct {
+	Version    string
+	Violations []subset.Violation
+}
+
+func (e *SchemaError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrElicitSchemaInvalid.Error())
+	b.WriteString(" for protocol ")
+	b.WriteString(e.Version)
+	for i, v := range e.Violations {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrElicitSchemaInvalid) true.
+func (e *SchemaError) Is(target error) bool { return target == ErrElicitSchemaInvalid }
+
+// unsupportedf is ErrElicitUnsupported with the reason.
+func unsupportedf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrElicitUnsupported, fmt.Sprintf(format, args...))
+}
+
+// Elicit asks the client's user to fill in a form described by a hand-built
+// requestedSchema and returns the accepted content. The schema is checked
+// against the elicitation subset before anything is sent
+// (ErrElicitSchemaInvalid); a form the session's protocol version cannot
+// express is downgraded where an equivalent exists, otherwise
+// ErrElicitUnsupported names the feature. Accepted content is validated
+// against the schema (*ContentError names each failing property). ctx must be
+// (derived from) the context the tool handler was given.
+//
+// Prefer Elicit[T] with a generated form: its schema is checked at build time
+// and the answer arrives as a typed value.
+func (s *Session) Elicit(ctx context.Context, message string, schema map[string]any) (map[string]any, error) {
+	if v := subset.Check(schema, subset.V2026_07_28); len(v) > 0 {
+		return nil, &SchemaError{Version: s.protocol, Violations: v}
+	}
+	if err := s.checkForm(); err != nil {
+		return nil, err
+	}
+	wire := schema
+	if s.protocol != subset.V2026_07_28 && s.protocol != subset.V2025_11_25 {
+		var viol []subset.Violation
+		if wire, viol = subset.Downgrade(schema, s.protocol); len(viol) > 0 {
+			return nil, unsupportedf("protocol %s cannot express this form: %s", s.protocol, viol[0].String())
+		}
+	}
+	rawSchema, err := json.Marshal(wire)
+	if err != nil {
+		return nil, &SchemaError{Version: s.protocol, Violations: []subset.Violation{{Message: err.Error()}}}
+	}
+	content, err := s.elicitForm(ctx, "", message, rawSchema)
+	if err != nil {
+		return nil, err
+	}
+	var values map[string]any
+	if len(content) > 0 {
+		dec := json.NewDecoder(strings.NewReader(string(content)))
+		dec.UseNumber()
+		if err := dec.Decode(&values); err != nil {
+			return nil, fmt.Errorf("%w: content is not an object: %v", ErrElicitMalformed, err)
+		}
+	}
+	if v := subset.ValidateContent(schema, values); len(v) > 0 {
+		return nil, contentError(v)
+	}
+	if values == nil {
+		values = map[string]any{}
+	}
+	return values, nil
+}
+
+func contentError(v []subset.Violation) *ContentError {
+	e := &ContentError{Problems: make([]Problem, len(v))}
+	for i, x := range v {
+		e.Problems[i] = Problem{Property: x.Property, Message: x.Message}
+	}
+	return e
+}
+
+// checkForm reports why this client cannot be asked with a form, if it cannot.
+func (s *Session) checkForm() error {
+	switch {
+	case !hasFormElicitation(s.protocol):
+		return unsupportedf("protocol %s has no elicitation", s.protocol)
+	case !s.caps.form:
+		return unsupportedf("the client did not declare form elicitation")
+	}
+	return nil
+}
+
+// Elicit asks the client's user to fill in the generated form T and returns
+// the answer decoded and validated into a T. It compiles only for types
+// elicitgen generated code for (their pointer implements formimpl.Form):
+//
+//	peer, err := runtime.Elicit[PeerForm](ctx, req.Session, "Which peer?")
+//
+// The outcomes are those of Session.Elicit: nil on accept, otherwise
+// ErrElicitDeclined, ErrElicitCanceled, a *ContentError, ... (errors.Is).
+func Elicit[T any, P interface {
+	*T
+	formimpl.Form
+}](ctx context.Context, s *Session, message string, opts ...ElicitOption) (T, error) {
+	var v T
+	form := P(&v)
+	d := form.ElicitForm()
+	variant, ok := d.Lookup(s.protocol)
+	if err := s.checkForm(); err != nil {
+		return v, err
+	}
+	if !ok {
+		return v, unsupportedf("form %s has no schema for protocol %s", d.Name, s.protocol)
+	}
+	if variant.Schema == nil {
+		return v, unsupportedf("form %s: %s", d.Name, variant.Unsupported)
+	}
+	o := elicitOptions{key: d.Key}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	content, err := s.elicitForm(ctx, o.key, message, variant.Schema)
+	if err != nil {
+		return v, err
+	}
+	if len(content) == 0 || string(content) == "null" {
+		content = []byte("{}")
+	}
+	if err := form.ElicitDecode(content); err != nil {
+		var v0 T
+		return v0, err
+	}
+	return v, nil
+}
+
+// ElicitOption adjusts one Elicit[T] call.
+type ElicitOption func(*elicitOptions)
+
+type elicitOptions struct{ key string }
+
+// WithKey sets the input-request key this elicitation uses in a 2026-07-28
+// input_required round trip (default: the form's key, e.g. "peer_form").
+// Give each Elicit of one handler its own key when one form is asked twice.
+func WithKey(key string) ElicitOption { return func(o *elicitOptions) { o.key = key } }
+
+// elicitForm sends a form elicitation and returns the raw content of an
+// accepted answer.
+func (s *Session) elicitForm(ctx context.Context, key, message string, schema []byte) (json.RawMessage, error) {
+	params := make([]byte, 0, len(schema)+len(message)+64)
+	params = append(params, `{"message":`...)
+	params = appendJSONString(params, message)
+	if hasElicitMode(s.protocol) {
+		params = append(params, `,"mode":"form"`...)
+	}
+	params = append(params, `,"requestedSchema":`...)
+	params = append(params, schema...)
+	params = append(params, '}')
+	res, err := s.ask(ctx, key, params)
+	if err != nil {
+		return nil, err
+	}
+	return parseElicitResult(res, true)
+}
+
+// parseElicitResult maps an ElicitResult to content or an outcome error.
+func parseElicitResult(raw json.RawMessage, form bool) (json.RawMessage, error) {
+	var r struct {
+		Action  string          `json:"action"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%w: result is not an elicitation result: %v", ErrElicitMalformed, err)
+	}
+	switch r.Action {
+	case "accept":
+		if !form {
+			return nil, nil
+		}
+		if len(r.Content) > 0 && r.Content[0] != '{' && string(r.Content) != "null" {
+			return nil, fmt.Errorf("%w: content must be an object", ErrElicitMalformed)
+		}
+		return r.Content, nil
+	case "decline":
+		return nil, ErrElicitDeclined
+	case "cancel":
+		return nil, ErrElicitCanceled
+	case "":
+		return nil, fmt.Errorf("%w: result has no action", ErrElicitMalformed)
+	default:
+		return nil, fmt.Errorf("%w: unknown action %q", ErrElicitMalformed, r.Action)
+	}
+}
+
+// ElicitURL asks the user to visit url (URL mode, 2025-11-25: for what form
+// mode must not ask, like credentials or payment). It returns nil when the
+// user accepted to open it, with the elicitation id to pass to
+// CompleteURLElicitation once the out-of-band interaction is done; decline
+// and cancel are ErrElicitDeclined and ErrElicitCanceled.
+func (s *Session) ElicitURL(ctx context.Context, message, url string) (elicitationID string, err error) {
+	if !s.ClientSupportsElicitURL() {
+		return "", unsupportedf("the client did not declare URL elicitation")
+	}
+	elicitationID = newID()
+	params := make([]byte, 0, len(message)+len(url)+96)
+	params = append(params, `{"mode":"url","message":`...)
+	params = appendJSONString(params, message)
+	if s.modern == nil {
+		params = append(params, `,"elicitationId":`...)
+		params = appendJSONString(params, elicitationID)
+	}
+	params = append(params, `,"url":`...)
+	params = appendJSONString(params, url)
+	params = append(params, '}')
+	res, err := s.ask(ctx, "url_"+elicitationID[:8], params)
+	if err != nil {
+		return "", err
+	}
+	if _, err := parseElicitResult(res, false); err != nil {
+		return "", err
+	}
+	return elicitationID, nil
+}
+
+// CompleteURLElicitation tells the client (notifications/elicitation/complete,
+// 2025-11-25) that the URL-mode interaction with this id has finished. It
+// rides the stream of the call ctx belongs to.
+func (s *Session) CompleteURLElicitation(ctx context.Context, elicitationID string) error {
+	c, ok := s.callFrom(ctx)
+	if !ok {
+		return ErrNoCall
+	}
+	if s.protocol != Version20251125 {
+		return nil // the notification exists only in 2025-11-25
+	}
+	return c.notify("notifications/elicitation/complete", map[string]string{"elicitationId": elicitationID})
+}
+
+// URLElicitationRequired returns the error a handler returns to fail the call
+// with -32042 (2025-11-25): the client must have the user complete these URL
+// elicitations, then retry the call.
+func URLElicitationRequired(message string, elicitations ...URLElicitation) *RPCError {
+	items := make([]map[string]string, len(elicitations))
+	for i, e := range elicitations {
+		items[i] = map[string]string{"mode": "url", "elicitationId": e.ElicitationID, "url": e.URL, "message": e.Message}
+	}
+	data, _ := json.Marshal(map[string]any{"elicitations": items})
+	return &RPCError{Code: CodeURLElicitationRequired, Message: message, Data: data}
+}
+
+// URLElicitation is one URL the user must visit (see URLElicitationRequired).
+type URLElicitation struct {
+	ElicitationID string
+	URL           string
+	Message       string
+}
+
+// ask sends an elicitation/create request with params and waits for the
+// client's answer: on a legacy session as a request on the call's SSE stream,
+// on a 2026-07-28 request through the input_required round trip.
+func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
+	if s.modern != nil {
+		return s.modern.ask(key, params)
+	}
+	c, ok := s.callFrom(ctx)
+	if !ok {
+		return nil, ErrNoCall
+	}
+	if !c.sink.canStream {
+		return nil, unsupportedf("%v", errCannotStream)
+	}
+	id := "elicit-" + newID()
+	p := &pendingElicit{ch: make(chan elicitReply, 1)}
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		err := s.closeErr
+		s.mu.Unlock()
+		return nil, err
+	case len(s.pending) >= s.srv.opts.MaxPendingElicitations:
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%w (%d)", ErrElicitTooMany, s.srv.opts.MaxPendingElicitations)
+	}
+	s.pending[id] = p
+	s.mu.Unlock()
+	defer func() { // every exit frees the entry
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+
+	frame := make([]byte, 0, len(params)+len(id)+64)
+	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+	frame = appendJSONString(frame, id)
+	frame = append(frame, `,"method":"elicitation/create","params":`...)
+	frame = append(frame, params...)
+	frame = append(frame, '}')
+	if err := c.sink.send(frame); err != nil {
+		return nil, fmt.Errorf("elicit: sending the request: %w", err)
+	}
+
+	var timeout <-chan time.Time
+	if d := s.srv.opts.ElicitTimeout; d > 0 {
+		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > d {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			timeout = t.C
+		}
+	}
+	select {
+	case r := <-p.ch:
+		switch {
+		case r.err != nil:
+			return nil, r.err
+		case r.rpcErr != nil:
+			return nil, &ClientError{Code: r.rpcErr.Code, Message: r.rpcErr.Message, Data: r.rpcErr.Data}
+		}
+		return r.result, nil
+	case <-ctx.Done():
+		s.cancelRequest(c, id, "the tool call ended")
+		return nil, ctxError(ctx)
+	case <-timeout:
+		s.cancelRequest(c, id, "elicitation timed out")
+		return nil, timeoutError{}
+	case <-s.stopping():
+		return nil, shutdownError{}
+	}
+}
+
+// cancelRequest tells the client the server gave up on its request.
+func (s *Session) cancelRequest(c *call, id, reason string) {
+	_ = c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
+}
+
+// ctxError is the context's error, carrying its cause when there is one
+// (a client's notifications/cancelled, a closed session): errors.Is matches
+// both ctx.Err() and the cause.
+func ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return &causeError{err: err, cause: cause}
+	}
+	return err
+}
+
+type causeError struct{ err, cause error }
+
+func (e *causeError) Error() string   { return e.err.Error() + ": " + e.cause.Error() }
+func (e *causeError) Unwrap() []error { return []error{e.err, e.cause} }

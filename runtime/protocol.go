@@ -1,0 +1,68 @@
+package runtime
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/go-elicit/elicit/internal/subset"
+)
+
+// Protocol versions this runtime speaks.
+const (
+	Version20250326 = subset.V2025_03_26
+	Version20250618 = subset.V2025_06_18
+	Version20251125 = subset.V2025_11_25
+	Version20260728 = subset.V2026_07_28
+)
+
+// legacyVersions are negotiated by initialize, newest first.
+var legacyVersions = []string{Version20251125, Version20250618, Version20250326}
+
+// latestLegacy is what initialize answers when the client asks for a version
+// this server does not speak.
+const latestLegacy = Version20251125
+
+func isLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) }
+
+// negotiate picks the version to answer an initialize with.
+func negotiate(requested string) string {
+	if isLegacyVersion(requested) {
+		return requested
+	}
+	return latestLegacy
+}
+
+// hasFormElicitation reports whether version v defines form elicitation.
+func hasFormElicitation(v string) bool { return slices.Contains(subset.FormVersions, v) }
+
+// hasElicitMode reports whether version v has the elicitation "mode" field
+// (and URL mode): 2025-11-25 and later.
+func hasElicitMode(v string) bool { return v >= Version20251125 }
+
+// elicitCaps is what a client declared it can do for elicitation.
+type elicitCaps struct {
+	form bool
+	url  bool
+}
+
+// parseElicitCaps reads capabilities.elicitation as the spec defines it: the
+// key present means form; 2025-11-25 adds {form?:{}, url?:{}} where {} still
+// means form only.
+func parseElicitCaps(capabilities json.RawMessage) elicitCaps {
+	var c struct {
+		Elicitation *struct {
+			Form json.RawMessage `json:"form"`
+			URL  json.RawMessage `json:"url"`
+		} `json:"elicitation"`
+	}
+	if len(capabilities) == 0 || json.Unmarshal(capabilities, &c) != nil || c.Elicitation == nil {
+		return elicitCaps{}
+	}
+	e := c.Elicitation
+	declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+	caps := elicitCaps{form: declared(e.Form), url: declared(e.URL)}
+	if !caps.form && !caps.url {
+		caps.form = true
+	}
+	return caps
+}

@@ -1,0 +1,324 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultSessionIdleTimeout     = 30 * time.Minute
+	DefaultElicitTimeout          = 10 * time.Minute
+	DefaultMaxPendingElicitations = 32
+	DefaultMaxBodyBytes           = 4 << 20
+	DefaultMaxSessions            = 10000
+)
+
+// Options configures a Server. The zero value is usable.
+type Options struct {
+	// Name and Version are the serverInfo of initialize (default "elicit", "0").
+	Name    string
+	Version string
+	// Instructions is sent in the initialize result when set.
+	Instructions string
+	// Logger receives the server's logs; nil means silent.
+	Logger *slog.Logger
+	// SessionIdleTimeout ends a session that has sent no request for this
+	// long (default 30 minutes); a handler waiting on it gets ErrSessionClosed.
+	// Keep it above ElicitTimeout and your longest tool call.
+	SessionIdleTimeout time.Duration
+	// ElicitTimeout bounds one elicitation when the call's context has no
+	// earlier deadline (default 10 minutes: people are slow). When it fires,
+	// the server sends notifications/cancelled and Elicit returns
+	// ErrElicitTimeout. Negative means no timeout but the context's.
+	ElicitTimeout time.Duration
+	// MaxPendingElicitations caps the elicitations waiting in one session
+	// (default 32); one more gets ErrElicitTooMany.
+	MaxPendingElicitations int
+	// MaxBodyBytes caps a POST body (default 4 MiB); larger gets 413.
+	MaxBodyBytes int64
+	// MaxSessions caps the live sessions (default 10000); an initialize past
+	// it gets 503.
+	MaxSessions int
+	// AllowedOrigins lists the Origin values (scheme://host[:port]) a browser
+	// may call from; "*" allows any. A request with an Origin header that is
+	// not allowed gets 403. Loopback origins (localhost, 127.0.0.0/8, [::1])
+	// are always allowed; the request's own Host is not trusted (after DNS
+	// rebinding a hostile page's Origin names it). Requests without an
+	// Origin header (non-browser clients) are not affected.
+	AllowedOrigins []string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Name == "" {
+		o.Name = "elicit"
+	}
+	if o.Version == "" {
+		o.Version = "0"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.SessionIdleTimeout <= 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.ElicitTimeout == 0 {
+		o.ElicitTimeout = DefaultElicitTimeout
+	}
+	if o.MaxPendingElicitations <= 0 {
+		o.MaxPendingElicitations = DefaultMaxPendingElicitations
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	return o
+}
+
+// Server is an MCP server: tools plus the sessions of the clients that use
+// them. It is an http.Handler for the Streamable HTTP transport; mount it on
+// a path, e.g. mux.Handle("/mcp", srv).
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	toolsMu sync.RWMutex
+	tools   map[string]*registeredTool
+	// toolList is the tools/list result, rebuilt on registration.
+	toolList json.RawMessage
+
+	sessMu   sync.Mutex
+	sessions map[string]*Session
+
+	callsMu  sync.Mutex
+	running  int           // tool calls running, for Shutdown
+	drained  chan struct{} // closed by the last call to end once stopping
+	shutdown atomic.Bool
+	stopping chan struct{} // closed when Shutdown starts
+	stopOnce sync.Once
+}
+
+type registeredTool struct {
+	tool    Tool
+	handler ToolHandler
+}
+
+// NewServer returns a server with no tools.
+func NewServer(opts Options) *Server {
+	opts = opts.withDefaults()
+	s := &Server{
+		opts:     opts,
+		log:      opts.Logger,
+		tools:    map[string]*registeredTool{},
+		sessions: map[string]*Session{},
+		stopping: make(chan struct{}),
+		drained:  make(chan struct{}),
+	}
+	s.rebuildToolList()
+	return s
+}
+
+// AddTool registers (or replaces) a tool. An empty InputSchema becomes
+// {"type":"object"}.
+func (s *Server) AddTool(t Tool, h ToolHandler) {
+	if t.Name == "" {
+		panic("elicit: AddTool: tool has no name")
+	}
+	if h == nil {
+		panic(fmt.Sprintf("elicit: AddTool %q: nil handler", t.Name))
+	}
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	s.toolsMu.Lock()
+	s.tools[t.Name] = &registeredTool{tool: t, handler: h}
+	s.toolsMu.Unlock()
+	s.rebuildToolList()
+}
+
+func (s *Server) rebuildToolList() {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	list := make([]Tool, 0, len(names))
+	for _, n := range names {
+		list = append(list, s.tools[n].tool)
+	}
+	raw, err := json.Marshal(struct {
+		Tools []Tool `json:"tools"`
+	}{list})
+	if err != nil {
+		panic(fmt.Sprintf("elicit: encoding tools/list: %v", err))
+	}
+	s.toolList = raw
+}
+
+func (s *Server) lookupTool(name string) (*registeredTool, bool) {
+	s.toolsMu.RLock()
+	defer s.toolsMu.RUnlock()
+	t, ok := s.tools[name]
+	return t, ok
+}
+
+func (s *Server) toolsListResult() json.RawMessage {
+	s.toolsMu.RLock()
+	defer s.toolsMu.RUnlock()
+	return s.toolList
+}
+
+// newID returns 128 random bits as 32 hex digits (visible ASCII, as session
+// ids must be).
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b[:])
+}
+
+// newSession registers a session for a successful initialize.
+func (s *Server) newSession(version string, caps elicitCaps, clientInfo json.RawMessage) (*Session, error) {
+	sess := newSession(s, newID(), version, caps, clientInfo)
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
+	if s.shutdown.Load() {
+		return nil, shutdownError{}
+	}
+	if len(s.sessions) >= s.opts.MaxSessions {
+		return nil, errTooManySessions
+	}
+	s.sessions[sess.id] = sess
+	sess.armIdle()
+	return sess, nil
+}
+
+var errTooManySessions = errors.New("too many sessions")
+
+func (s *Server) session(id string) (*Session, bool) {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
+	sess, ok := s.sessions[id]
+	return sess, ok
+}
+
+// dropSession forgets a session (it has been closed).
+func (s *Server) dropSession(sess *Session) {
+	s.sessMu.Lock()
+	if s.sessions[sess.id] == sess {
+		delete(s.sessions, sess.id)
+	}
+	s.sessMu.Unlock()
+}
+
+// SessionCount reports the live sessions.
+func (s *Server) SessionCount() int {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
+	return len(s.sessions)
+}
+
+// Shutdown stops the server gracefully: new requests get 503, every waiting
+// elicitation returns ErrServerShutdown at once (so its handler can answer),
+// and Shutdown waits for running calls to write their results. If ctx ends
+// first, the remaining calls' contexts are canceled and Shutdown returns
+// ctx.Err() once they have returned. Call it before http.Server.Shutdown,
+// which would otherwise wait for the open streams (or register it with
+// http.Server.RegisterOnShutdown).
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopOnce.Do(func() {
+		s.callsMu.Lock()
+		s.shutdown.Store(true)
+		close(s.stopping)
+		if s.running == 0 {
+			close(s.drained)
+		}
+		s.callsMu.Unlock()
+	})
+	var err error
+	select {
+	case <-s.drained:
+	case <-ctx.Done():
+		err = ctx.Err()
+		s.forEachSession(func(sess *Session) { sess.cancelCalls(shutdownError{}) })
+		<-s.drained
+	}
+	s.forEachSession(func(sess *Session) { sess.close(shutdownError{}) })
+	return err
+}
+
+func (s *Server) forEachSession(f func(*Session)) {
+	s.sessMu.Lock()
+	list := make([]*Session, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		list = append(list, sess)
+	}
+	s.sessMu.Unlock()
+	for _, sess := range list {
+		f(sess)
+	}
+}
+
+// startCall counts a call in; false once Shutdown has begun.
+func (s *Server) startCall() bool {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if s.shutdown.Load() {
+		return false
+	}
+	s.running++
+	return true
+}
+
+// endCall counts a call out, telling Shutdown when the last one ends.
+func (s *Server) endCall() {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	s.running--
+	if s.running == 0 && s.shutdown.Load() {
+		close(s.drained)
+	}
+}
+
+// originAllowed implements the Origin check (DNS rebinding protection).
+func (s *Server) originAllowed(origin string) bool {
+	if origin == "" {
+		return true
+	}
+	for _, o := range s.opts.AllowedOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	// The request's own Host is deliberately not trusted: after DNS
+	// rebinding, a hostile page's Origin and Host name the same host.
+	return isLoopbackHost(u.Hostname())
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

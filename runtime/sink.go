@@ -1,0 +1,144 @@
+package runtime
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// errSinkClosed: the POST's reply has been written in full; nothing more can
+// go on its stream.
+var errSinkClosed = errors.New("elicit: the request's reply stream is closed")
+
+// errCannotStream: the POST's Accept header does not allow text/event-stream,
+// so no server message can precede the response.
+var errCannotStream = errors.New("the request's Accept header does not allow text/event-stream")
+
+// replySink is the reply channel of one request POST. It answers with
+// application/json unless something must be sent before the response (an
+// elicitation, a progress or log notification); then it upgrades in place to
+// text/event-stream, clears the write and read deadlines (the stream lives at
+// human speed, longer than any sane http.Server timeout) and writes every
+// message as an SSE event with an id. The response is always the last event.
+type replySink struct {
+	w         http.ResponseWriter
+	rc        *http.ResponseController
+	canStream bool
+	streamID  string
+	header    func(http.Header) // adds headers (session id) before the first write
+
+	mu       sync.Mutex
+	streamed bool // upgraded to SSE
+	closed   bool // final response written (or the request is over)
+	nextID   uint64
+	failed   error // first write error: the client went away
+}
+
+func newReplySink(w http.ResponseWriter, canStream bool, streamID string, header func(http.Header)) *replySink {
+	return &replySink{w: w, rc: http.NewResponseController(w), canStream: canStream, streamID: streamID, header: header}
+}
+
+// send writes a message that precedes the response (a request or a
+// notification), upgrading to SSE first if needed.
+func (s *replySink) send(msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errSinkClosed
+	}
+	if s.failed != nil {
+		return s.failed
+	}
+	if !s.streamed {
+		if !s.canStream {
+			return errCannotStream
+		}
+		s.upgradeLocked()
+	}
+	return s.eventLocked(msg)
+}
+
+// upgradeLocked switches the reply to text/event-stream.
+func (s *replySink) upgradeLocked() {
+	s.streamed = true
+	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
+	// cancels the request context) would kill a stream that waits on a human.
+	_ = s.rc.SetWriteDeadline(time.Time{})
+	_ = s.rc.SetReadDeadline(time.Time{})
+	h := s.w.Header()
+	if s.header != nil {
+		s.header(h)
+	}
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+}
+
+// eventLocked writes one SSE event and flushes it.
+func (s *replySink) eventLocked(msg []byte) error {
+	s.nextID++
+	buf := make([]byte, 0, len(msg)+len(s.streamID)+40)
+	buf = append(buf, "id: "...)
+	buf = append(buf, s.streamID...)
+	buf = append(buf, '-')
+	buf = strconv.AppendUint(buf, s.nextID, 10)
+	buf = append(buf, "\nevent: message\ndata: "...)
+	buf = append(buf, msg...)
+	buf = append(buf, "\n\n"...)
+	if _, err := s.w.Write(buf); err != nil {
+		s.failed = err
+		return err
+	}
+	if err := s.rc.Flush(); err != nil {
+		s.failed = err
+		return err
+	}
+	return nil
+}
+
+// finish writes the response and closes the sink. status applies only to a
+// plain JSON reply (an SSE stream has already said 200).
+func (s *replySink) finish(status int, msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errSinkClosed
+	}
+	s.closed = true
+	if s.streamed {
+		if s.failed != nil || msg == nil {
+			return s.failed
+		}
+		return s.eventLocked(msg)
+	}
+	h := s.w.Header()
+	if s.header != nil {
+		s.header(h)
+	}
+	if msg == nil {
+		s.w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(msg)))
+	s.w.WriteHeader(status)
+	_, err := s.w.Write(msg)
+	return err
+}
+
+// close marks the sink finished without writing (the handler is gone).
+func (s *replySink) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
+
+// streamedNow reports whether the reply has been upgraded to SSE.
+func (s *replySink) streamedNow() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streamed
+}

@@ -1,0 +1,124 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Tool describes a tool as tools/list shows it.
+type Tool struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the arguments object. Empty means
+	// {"type":"object"}.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema, when set, describes StructuredContent.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  map[string]any  `json:"annotations,omitempty"`
+}
+
+// CallToolRequest is one tools/call as a handler sees it.
+type CallToolRequest struct {
+	// Session is the client's session. On 2026-07-28 requests, which have
+	// no session, it is a per-request view with the request's capabilities.
+	Session *Session
+	// Name is the tool's name.
+	Name string
+	// Arguments is the raw arguments object ("{}" when the client sent none).
+	Arguments json.RawMessage
+	// Meta is the request's _meta object, if any.
+	Meta map[string]json.RawMessage
+
+	call *call
+}
+
+// Progress sends notifications/progress for this call when the client asked
+// for progress (its _meta carried a progressToken); otherwise it does nothing.
+// The notification rides this call's stream.
+func (r *CallToolRequest) Progress(progress, total float64, message string) error {
+	token, ok := r.Meta["progressToken"]
+	if !ok || r.call == nil {
+		return nil
+	}
+	params := map[string]any{"progressToken": token, "progress": progress}
+	if total > 0 {
+		params["total"] = total
+	}
+	if message != "" {
+		params["message"] = message
+	}
+	return r.call.notify("notifications/progress", params)
+}
+
+// Log sends notifications/message (a log entry) on this call's stream.
+func (r *CallToolRequest) Log(level, logger string, data any) error {
+	if r.call == nil {
+		return nil
+	}
+	params := map[string]any{"level": level, "data": data}
+	if logger != "" {
+		params["logger"] = logger
+	}
+	return r.call.notify("notifications/message", params)
+}
+
+// Content is one item of a tool result.
+type Content struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	Resource any    `json:"resource,omitempty"`
+}
+
+// CallToolResult is what a tool returns.
+type CallToolResult struct {
+	Content           []Content `json:"content"`
+	StructuredContent any       `json:"structuredContent,omitempty"`
+	IsError           bool      `json:"isError,omitempty"`
+}
+
+// TextResult is a successful result with one text item.
+func TextResult(text string) *CallToolResult {
+	return &CallToolResult{Content: []Content{{Type: "text", Text: text}}}
+}
+
+// ErrorResult is an isError result with one text item: the way to tell the
+// caller (and the model) that the tool failed.
+func ErrorResult(format string, args ...any) *CallToolResult {
+	return &CallToolResult{Content: []Content{{Type: "text", Text: fmt.Sprintf(format, args...)}}, IsError: true}
+}
+
+// ToolHandler runs one tools/call. Returning an error makes an isError result
+// carrying the error's text, unless the error is (or wraps) an *RPCError,
+// which fails the request with that JSON-RPC error.
+type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
+
+// AddTool registers a tool with a typed argument struct. In's JSON Schema is
+// reflected once, here, with invopop/jsonschema (unless t.InputSchema is set),
+// and each call's arguments are decoded into a fresh In; arguments that do not
+// decode give an isError result naming the problem.
+func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, error)) {
+	if len(t.InputSchema) == 0 {
+		r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
+		var in In
+		sch := r.Reflect(&in)
+		sch.Version = ""
+		raw, err := json.Marshal(sch)
+		if err != nil {
+			panic(fmt.Sprintf("elicit: AddTool %q: reflecting input schema: %v", t.Name, err))
+		}
+		t.InputSchema = raw
+	}
+	s.AddTool(t, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		var in In
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
+			return ErrorResult("invalid arguments for tool %q: %v", req.Name, err), nil
+		}
+		return h(ctx, req, in)
+	})
+}
