@@ -22,6 +22,10 @@ type call struct {
 	cancelF context.CancelCauseFunc
 	// canceledByClient is set by notifications/cancelled for this call.
 	canceledByClient atomic.Bool
+	// modern marks a 2026-07-28 request; logLevel is its _meta log level
+	// (without one, such a request gets no log notifications).
+	modern   bool
+	logLevel string
 }
 
 var errCanceledByClient = errors.New("elicit: the client cancelled the request")
@@ -88,6 +92,10 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 		if errors.As(err, &re) {
 			return nil, re
 		}
+		var mc *missingCapabilityError
+		if req.call != nil && req.call.modern && errors.As(err, &mc) {
+			return nil, missingCapability(mc.mode)
+		}
 		return ErrorResult("%s", err.Error()), nil
 	}
 	if res == nil {
@@ -97,4 +105,10 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 		res.Content = []Content{}
 	}
 	return res, nil
+}
+
+// missingCapability is the -32021 error naming the elicitation mode needed.
+func missingCapability(mode string) *RPCError {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{mode: map[string]any{}}}})
+	return &RPCError{Code: CodeMissingCapability, Message: "missing required client capability: elicitation (" + mode + ")", Data: data}
 }

@@ -140,7 +140,7 @@ func (s *Session) checkForm() error {
 	case !hasFormElicitation(s.protocol):
 		return unsupportedf("protocol %s has no elicitation", s.protocol)
 	case !s.caps.form:
-		return unsupportedf("the client did not declare form elicitation")
+		return &missingCapabilityError{mode: "form"}
 	}
 	return nil
 }
@@ -252,8 +252,11 @@ func parseElicitResult(raw json.RawMessage, form bool) (json.RawMessage, error) 
 // CompleteURLElicitation once the out-of-band interaction is done; decline
 // and cancel are ErrElicitDeclined and ErrElicitCanceled.
 func (s *Session) ElicitURL(ctx context.Context, message, url string) (elicitationID string, err error) {
-	if !s.ClientSupportsElicitURL() {
-		return "", unsupportedf("the client did not declare URL elicitation")
+	switch {
+	case !hasElicitMode(s.protocol):
+		return "", unsupportedf("protocol %s has no URL elicitation", s.protocol)
+	case !s.caps.url:
+		return "", &missingCapabilityError{mode: "url"}
 	}
 	elicitationID = newID()
 	params := make([]byte, 0, len(message)+len(url)+96)

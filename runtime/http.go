@@ -124,6 +124,10 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)))
 		return
 	}
+	if modernRequest(r, &msg) {
+		s.serveModern(w, r, &msg, sseOK)
+		return
+	}
 	if msg.Method == "initialize" {
 		s.serveInitialize(w, r, &msg, sseOK)
 		return

@@ -1,11 +1,404 @@
 package runtime
 
-import "encoding/json"
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
 
-// modernCall is the state of one 2026-07-28 request (filled in with the
-// input_required round trip).
-type modernCall struct{}
+// The 2026-07-28 era: no sessions, no initialize; every request carries its
+// protocol version and the client's capabilities in _meta, and a server may
+// not send requests on a stream. A handler that elicits is answered with an
+// input_required result; the client asks its user and retries the call with
+// the answers, and the handler runs again from the top, each Elicit now
+// returning the answer for its key. Earlier answers travel in the sealed
+// requestState, so a handler may elicit several times in sequence.
 
-func (m *modernCall) ask(key string, params []byte) (json.RawMessage, error) {
-	return nil, unsupportedf("2026-07-28 requests are not served yet")
+// Reserved _meta keys of the 2026-07-28 protocol.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+)
+
+// modernVersions are the per-request versions served statelessly.
+var modernVersions = []string{Version20260728}
+
+// supportedVersions is what server/discover and -32022 list, newest first.
+var supportedVersions = append(append([]string{}, modernVersions...), legacyVersions...)
+
+func isModernVersion(v string) bool {
+	for _, m := range modernVersions {
+		if m == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrInputRequired is what Elicit returns on a 2026-07-28 request when the
+// answer is not there yet. The handler should return at once (returning the
+// error is fine): the runtime answers the call with input_required, whatever
+// the handler returns, and runs the handler again when the client retries
+// with the answer. Work done before an Elicit must therefore be safe to
+// repeat; CallToolRequest.IsRetry tells a first run from a retry.
+var ErrInputRequired = errors.New("elicit: input required: the client is asked and this handler runs again with the answer")
+
+// errMissingCapability is ErrElicitUnsupported because the request did not
+// declare the capability; on a 2026-07-28 request a handler that returns it
+// fails the call with -32021 and the capability it needed.
+type missingCapabilityError struct{ mode string }
+
+func (e *missingCapabilityError) Error() string {
+	return fmt.Sprintf("%s: the client did not declare %s elicitation", ErrElicitUnsupported.Error(), e.mode)
+}
+func (e *missingCapabilityError) Is(target error) bool { return target == ErrElicitUnsupported }
+
+// modernCall is the state of one 2026-07-28 tools/call run.
+type modernCall struct {
+	mu       sync.Mutex
+	answers  map[string]json.RawMessage // from requestState and inputResponses
+	requests map[string]json.RawMessage // asked in this run, by key
+	order    []string                   // keys of requests in the order asked
+	used     map[string]int             // how often each base key was asked in this run
+	round    int
+}
+
+// key makes a base key unique within this run: "peer_form", "peer_form_2", ...
+func (m *modernCall) key(base string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.used == nil {
+		m.used = map[string]int{}
+	}
+	m.used[base]++
+	if n := m.used[base]; n > 1 {
+		return base + "_" + strconv.Itoa(n)
+	}
+	return base
+}
+
+func (m *modernCall) ask(base string, params []byte) (json.RawMessage, error) {
+	if base == "" {
+		base = "elicit"
+	}
+	key := m.key(base)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ans, ok := m.answers[key]; ok {
+		return ans, nil
+	}
+	req := make([]byte, 0, len(params)+48)
+	req = append(req, `{"method":"elicitation/create","params":`...)
+	req = append(req, params...)
+	req = append(req, '}')
+	if m.requests == nil {
+		m.requests = map[string]json.RawMessage{}
+	}
+	m.requests[key] = req
+	m.order = append(m.order, key)
+	return nil, ErrInputRequired
+}
+
+// modernMeta is the _meta of a 2026-07-28 request.
+type modernMeta struct {
+	version      string
+	capabilities json.RawMessage
+	clientInfo   json.RawMessage
+	logLevel     string
+}
+
+// modernRequest tells whether a request is in the 2026-07-28 era: its _meta
+// names a protocol version, or (without a session) its MCP-Protocol-Version
+// header is not a legacy version.
+func modernRequest(r *http.Request, msg *message) bool {
+	if msg.Method == "" {
+		return false // responses are legacy elicitation answers
+	}
+	if hasMetaVersion(msg.Params) {
+		return true
+	}
+	v := strings.TrimSpace(r.Header.Get(HeaderProtocolVersion))
+	return r.Header.Get(HeaderSessionID) == "" && v != "" && !isLegacyVersion(v)
+}
+
+func hasMetaVersion(params json.RawMessage) bool {
+	if len(params) == 0 {
+		return false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	_, ok := p.Meta[metaProtocolVersion]
+	return ok
+}
+
+// modernError answers a 2026-07-28 request with an error and the status the
+// transport gives it.
+func modernError(w http.ResponseWriter, id json.RawMessage, e *RPCError) {
+	status := http.StatusOK
+	switch e.Code {
+	case CodeMissingCapability:
+		status = http.StatusBadRequest
+	case CodeMethodNotFound:
+		status = http.StatusNotFound
+	}
+	writeJSON(w, status, encodeError(id, e))
+}
+
+// headerValue reads a header with optional white space trimmed and the
+// =?base64?…?= sentinel decoded.
+func headerValue(r *http.Request, name string) (string, bool) {
+	vals := r.Header.Values(name)
+	if len(vals) == 0 {
+		return "", false
+	}
+	v := strings.TrimSpace(vals[0])
+	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") {
+		raw, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2])
+		if err != nil {
+			return v, true
+		}
+		return string(raw), true
+	}
+	return v, true
+}
+
+// checkModern applies the per-request rules of 2026-07-28 in the order the
+// reference implementation uses, and returns the request's _meta.
+func checkModern(r *http.Request, msg *message) (modernMeta, *RPCError) {
+	var mm modernMeta
+	header, ok := headerValue(r, HeaderProtocolVersion)
+	if !ok || header == "" {
+		return mm, rpcErrorf(CodeHeaderMismatch, "missing %s header", HeaderProtocolVersion)
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if len(msg.Params) == 0 || json.Unmarshal(msg.Params, &p) != nil || p.Meta == nil {
+		return mm, rpcErrorf(CodeInvalidParams, "params._meta with %s and %s is required", metaProtocolVersion, metaClientCapabilities)
+	}
+	if json.Unmarshal(p.Meta[metaProtocolVersion], &mm.version) != nil || mm.version == "" {
+		return mm, rpcErrorf(CodeInvalidParams, "params._meta[%q] must be a string", metaProtocolVersion)
+	}
+	caps := p.Meta[metaClientCapabilities]
+	if len(caps) == 0 || caps[0] != '{' {
+		return mm, rpcErrorf(CodeInvalidParams, "params._meta[%q] must be an object", metaClientCapabilities)
+	}
+	mm.capabilities = caps
+	mm.clientInfo = p.Meta[metaClientInfo]
+	_ = json.Unmarshal(p.Meta[metaLogLevel], &mm.logLevel)
+	if header != mm.version {
+		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderProtocolVersion, header, mm.version)
+	}
+	if !isModernVersion(mm.version) {
+		data, _ := json.Marshal(map[string]any{"supported": supportedVersions, "requested": mm.version})
+		return mm, &RPCError{Code: CodeUnsupportedVersion, Message: "unsupported protocol version", Data: data}
+	}
+	if method, _ := headerValue(r, HeaderMethod); method != msg.Method {
+		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderMethod, method, msg.Method)
+	}
+	switch msg.Method {
+	case "tools/call", "prompts/get", "resources/read":
+		var target struct {
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		}
+		_ = json.Unmarshal(msg.Params, &target)
+		want := target.Name
+		if msg.Method == "resources/read" {
+			want = target.URI
+		}
+		if name, _ := headerValue(r, HeaderName); name != want {
+			return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, name, want)
+		}
+	}
+	return mm, nil
+}
+
+// modernResult adds what every 2026-07-28 result carries: resultType and
+// the server's identity.
+func (s *Server) modernResult(result map[string]any, resultType string) map[string]any {
+	result["resultType"] = resultType
+	result["_meta"] = map[string]any{metaServerInfo: map[string]any{"name": s.opts.Name, "version": s.opts.Version}}
+	return result
+}
+
+func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, msg *message, sseOK bool) {
+	if msg.isNotification() {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	mm, rerr := checkModern(r, msg)
+	if rerr != nil { // every per-request rule failure is a 400
+		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
+		return
+	}
+	switch msg.Method {
+	case "server/discover":
+		res := map[string]any{
+			"supportedVersions": supportedVersions,
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": false}},
+			"ttlMs":             0,
+			"cacheScope":        "private",
+		}
+		if s.opts.Instructions != "" {
+			res["instructions"] = s.opts.Instructions
+		}
+		s.writeModernResult(w, msg.ID, s.modernResult(res, "complete"))
+	case "tools/list":
+		var list struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(s.toolsListResult(), &list)
+		s.writeModernResult(w, msg.ID, s.modernResult(map[string]any{"tools": list.Tools, "ttlMs": 0, "cacheScope": "private"}, "complete"))
+	case "tools/call":
+		s.serveModernCall(w, r, msg, mm, sseOK)
+	default:
+		modernError(w, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
+	}
+}
+
+func (s *Server) writeModernResult(w http.ResponseWriter, id json.RawMessage, res map[string]any) {
+	frame, err := encodeResponse(id, res)
+	if err != nil {
+		modernError(w, id, rpcErrorf(CodeInternalError, "encoding the result: %v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, frame)
+}
+
+// modernCallParams are the params of a 2026-07-28 tools/call.
+type modernCallParams struct {
+	InputResponses json.RawMessage `json:"inputResponses"`
+	RequestState   *string         `json:"requestState"`
+}
+
+func (s *Server) serveModernCall(w http.ResponseWriter, r *http.Request, msg *message, mm modernMeta, sseOK bool) {
+	p, perr := parseCallParams(msg.Params)
+	if perr != nil {
+		modernError(w, msg.ID, perr)
+		return
+	}
+	t, ok := s.lookupTool(p.Name)
+	if !ok {
+		modernError(w, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
+		return
+	}
+	var mp modernCallParams
+	_ = json.Unmarshal(msg.Params, &mp) // parseCallParams has vetted the object
+	mc, rerr := s.openRound(msg.Method, p, mp)
+	if rerr != nil {
+		modernError(w, msg.ID, rerr)
+		return
+	}
+	if !s.startCall() {
+		modernError(w, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
+		return
+	}
+	defer s.endCall()
+
+	sess := newSession(s, "", mm.version, parseElicitCaps(mm.capabilities), mm.clientInfo)
+	sess.modern = mc
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel,
+		sink: newReplySink(w, sseOK, newID()[:16], nil), logLevel: mm.logLevel, modern: true}
+	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.round, call: c}
+	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
+
+	var frame []byte
+	switch {
+	case len(mc.order) > 0:
+		frame = s.inputRequired(msg, p, mc)
+	case rpcErr != nil:
+		frame = encodeError(msg.ID, rpcErr)
+	default:
+		raw, err := json.Marshal(res)
+		if err != nil {
+			frame = encodeError(msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+			break
+		}
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		frame, _ = encodeResponse(msg.ID, s.modernResult(m, "complete"))
+	}
+	if rpcErr != nil && len(mc.order) == 0 && (rpcErr.Code == CodeMissingCapability) && !c.sink.streamedNow() {
+		c.sink.close()
+		writeJSON(w, http.StatusBadRequest, frame)
+		return
+	}
+	if err := c.sink.finish(http.StatusOK, frame); err != nil {
+		s.log.Info("result not delivered: the client went away", "tool", p.Name, "err", err)
+	}
+}
+
+// openRound rebuilds the answers of earlier rounds from requestState and
+// adds this retry's inputResponses for the keys that were asked.
+func (s *Server) openRound(method string, p callParams, mp modernCallParams) (*modernCall, *RPCError) {
+	mc := &modernCall{answers: map[string]json.RawMessage{}}
+	var responses map[string]json.RawMessage
+	if len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null" {
+		if err := json.Unmarshal(mp.InputResponses, &responses); err != nil {
+			return nil, rpcErrorf(CodeInvalidParams, "inputResponses must be an object of responses: %v", err)
+		}
+		for k, v := range responses {
+			if len(v) == 0 || v[0] != '{' {
+				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", k)
+			}
+		}
+	}
+	if mp.RequestState == nil {
+		return mc, nil // a first run: answers nobody asked for are ignored
+	}
+	st, err := s.states.open(*mp.RequestState, method, p.Name, p.Arguments, "")
+	if err != nil {
+		return nil, rpcErrorf(CodeInvalidParams, "%v", err)
+	}
+	for k, v := range st.Answers {
+		mc.answers[k] = v
+	}
+	for _, k := range st.Asked {
+		if v, ok := responses[k]; ok {
+			mc.answers[k] = v
+		}
+	}
+	mc.round = st.Round
+	return mc, nil
+}
+
+// inputRequired builds the input_required result for the requests a run made.
+func (s *Server) inputRequired(msg *message, p callParams, mc *modernCall) []byte {
+	st := &requestState{
+		Method:  msg.Method,
+		Name:    p.Name,
+		Args:    argsDigest(p.Arguments),
+		Round:   mc.round + 1,
+		Asked:   mc.order,
+		Answers: mc.answers,
+	}
+	sealed, err := s.states.seal(st)
+	if err != nil {
+		return encodeError(msg.ID, rpcErrorf(CodeInternalError, "sealing requestState: %v", err))
+	}
+	reqs := make(map[string]json.RawMessage, len(mc.requests))
+	for k, v := range mc.requests {
+		reqs[k] = v
+	}
+	frame, err := encodeResponse(msg.ID, s.modernResult(map[string]any{"inputRequests": reqs, "requestState": sealed}, "input_required"))
+	if err != nil {
+		return encodeError(msg.ID, rpcErrorf(CodeInternalError, "encoding input_required: %v", err))
+	}
+	return frame
 }

@@ -25,6 +25,7 @@ const (
 	DefaultMaxPendingElicitations = 32
 	DefaultMaxBodyBytes           = 4 << 20
 	DefaultMaxSessions            = 10000
+	DefaultRequestStateTTL        = 30 * time.Minute
 )
 
 // Options configures a Server. The zero value is usable.
@@ -53,6 +54,14 @@ type Options struct {
 	// MaxSessions caps the live sessions (default 10000); an initialize past
 	// it gets 503.
 	MaxSessions int
+	// RequestStateKeys seal the requestState of 2026-07-28 input_required
+	// results (AES-256-GCM, 32 bytes each). The first seals, all open, so keys
+	// can be rotated; give every replica the same keys so any of them can
+	// serve a retry. Empty means one random key for this process.
+	RequestStateKeys [][]byte
+	// RequestStateTTL is how long a client may take to retry an
+	// input_required call (default 30 minutes).
+	RequestStateTTL time.Duration
 	// AllowedOrigins lists the Origin values (scheme://host[:port]) a browser
 	// may call from; "*" allows any. A request with an Origin header that is
 	// not allowed gets 403. Loopback origins (localhost, 127.0.0.0/8, [::1])
@@ -84,6 +93,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if o.RequestStateTTL <= 0 {
+		o.RequestStateTTL = DefaultRequestStateTTL
+	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
@@ -94,8 +106,9 @@ func (o Options) withDefaults() Options {
 // them. It is an http.Handler for the Streamable HTTP transport; mount it on
 // a path, e.g. mux.Handle("/mcp", srv).
 type Server struct {
-	opts Options
-	log  *slog.Logger
+	opts   Options
+	log    *slog.Logger
+	states *stateCodec
 
 	toolsMu sync.RWMutex
 	tools   map[string]*registeredTool
@@ -118,11 +131,17 @@ type registeredTool struct {
 	handler ToolHandler
 }
 
-// NewServer returns a server with no tools.
+// NewServer returns a server with no tools. It panics if a RequestStateKeys
+// entry is not 32 bytes long (a configuration error).
 func NewServer(opts Options) *Server {
 	opts = opts.withDefaults()
+	states, err := newStateCodec(opts.RequestStateKeys, opts.RequestStateTTL)
+	if err != nil {
+		panic(err.Error())
+	}
 	s := &Server{
 		opts:     opts,
+		states:   states,
 		log:      opts.Logger,
 		tools:    map[string]*registeredTool{},
 		sessions: map[string]*Session{},

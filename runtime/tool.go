@@ -32,9 +32,18 @@ type CallToolRequest struct {
 	Arguments json.RawMessage
 	// Meta is the request's _meta object, if any.
 	Meta map[string]json.RawMessage
+	// Round counts the input_required round trips before this run of a
+	// 2026-07-28 call: 0 on the first run, 1 on the first retry, ... It is
+	// always 0 on legacy sessions, where Elicit waits in place.
+	Round int
 
 	call *call
 }
+
+// IsRetry reports whether this run is a retry of a 2026-07-28 call that
+// needed input: the handler ran before, up to an Elicit, and now runs again
+// from the top with the answer. Work before an Elicit must be safe to repeat.
+func (r *CallToolRequest) IsRetry() bool { return r.Round > 0 }
 
 // Progress sends notifications/progress for this call when the client asked
 // for progress (its _meta carried a progressToken); otherwise it does nothing.
@@ -54,9 +63,10 @@ func (r *CallToolRequest) Progress(progress, total float64, message string) erro
 	return r.call.notify("notifications/progress", params)
 }
 
-// Log sends notifications/message (a log entry) on this call's stream.
+// Log sends notifications/message (a log entry) on this call's stream. A
+// 2026-07-28 request gets it only if its _meta asked for a log level.
 func (r *CallToolRequest) Log(level, logger string, data any) error {
-	if r.call == nil {
+	if r.call == nil || (r.call.modern && r.call.logLevel == "") {
 		return nil
 	}
 	params := map[string]any{"level": level, "data": data}

@@ -1,8 +1,12 @@
 package subset
 
 import (
+	"net/mail"
+	"net/url"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzCheckJSON asserts that no input makes Check, Downgrade or
@@ -62,5 +66,43 @@ func FuzzCheckJSON(f *testing.F) {
 			}
 		}
 		_ = ValidateContent(m, content)
+	})
+}
+
+// FuzzFormats cross-checks the format parsers against the standard library
+// where both speak the same language.
+func FuzzFormats(f *testing.F) {
+	for _, s := range []string{"2025-01-31T09:30:00Z", "2016-12-31T23:59:60z", "2025-01-31T09:30:00.5+05:30",
+		"https://example.com/a?b#c", "mailto:a@b.co", "http://[::1]:80/", "a@example.com", "2024-02-29"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if CheckFormat("date-time", s) == nil {
+			got, err := ParseDateTime(s)
+			if err != nil {
+				t.Fatalf("CheckFormat accepts %q but ParseDateTime fails: %v", s, err)
+			}
+			if want, err := time.Parse(time.RFC3339Nano, s); err == nil && !got.Equal(want) {
+				t.Fatalf("%q: ParseDateTime %v, time.Parse %v", s, got, want)
+			}
+		} else if _, err := ParseDateTime(s); err == nil {
+			t.Fatalf("ParseDateTime accepts %q but CheckFormat does not", s)
+		}
+		if (CheckFormat("date", s) == nil) != func() bool { _, err := time.Parse(time.DateOnly, s); return err == nil }() {
+			// time.Parse accepts the same full-dates, calendar included.
+			t.Fatalf("date %q: CheckFormat and time.Parse(DateOnly) disagree", s)
+		}
+		// net/url refuses some escapes RFC 3986 allows (%00 in a host), so it
+		// is an oracle only for URIs without escapes.
+		if CheckFormat("uri", s) == nil && !strings.Contains(s, "%") {
+			if _, err := url.Parse(s); err != nil {
+				t.Fatalf("CheckFormat accepts URI %q that net/url rejects: %v", s, err)
+			}
+		}
+		if CheckFormat("email", s) == nil {
+			if _, err := mail.ParseAddress(s); err != nil {
+				t.Fatalf("CheckFormat accepts email %q that net/mail rejects: %v", s, err)
+			}
+		}
 	})
 }

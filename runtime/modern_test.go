@@ -1,0 +1,355 @@
+package runtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+const modernCapsElicit = `{"elicitation":{}}`
+
+// modernBody builds a 2026-07-28 request body.
+func modernBody(id int, method, params, caps string) string {
+	meta := fmt.Sprintf(`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}`, caps)
+	if params == "" {
+		params = "{" + meta + "}"
+	} else {
+		params = "{" + params + "," + meta + "}"
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+}
+
+func modernHeaders(method, name string) []string {
+	h := []string{HeaderProtocolVersion + ": 2026-07-28", HeaderMethod + ": " + method}
+	if name != "" {
+		h = append(h, HeaderName+": "+name)
+	}
+	return h
+}
+
+type rpcResponse struct {
+	Result map[string]json.RawMessage
+	Error  *RPCError
+}
+
+func decodeResponse(t *testing.T, body string) rpcResponse {
+	t.Helper()
+	var r rpcResponse
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatalf("response %q: %v", body, err)
+	}
+	return r
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+func TestModernDiscoverAndList(t *testing.T) {
+	f := newFixture(t, Options{Name: "srv", Version: "2"})
+	c := f.newClient()
+	resp := c.post(modernBody(1, "server/discover", "", "{}"), modernHeaders("server/discover", "")...)
+	if resp.Header.Get(HeaderSessionID) != "" {
+		t.Error("a 2026-07-28 request minted a session")
+	}
+	r := decodeResponse(t, c.expect(resp, 200))
+	if str(r.Result["resultType"]) != "complete" || str(r.Result["cacheScope"]) != "private" || string(r.Result["ttlMs"]) != "0" {
+		t.Errorf("discover: %v", r.Result)
+	}
+	var versions []string
+	_ = json.Unmarshal(r.Result["supportedVersions"], &versions)
+	if strings.Join(versions, ",") != "2026-07-28,2025-11-25,2025-06-18,2025-03-26" {
+		t.Errorf("supportedVersions %v", versions)
+	}
+	if !strings.Contains(string(r.Result["_meta"]), `"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"2"}`) {
+		t.Errorf("serverInfo _meta: %s", r.Result["_meta"])
+	}
+	r = decodeResponse(t, c.expect(c.post(modernBody(2, "tools/list", "", "{}"), modernHeaders("tools/list", "")...), 200))
+	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["tools"]), `"name":"ask"`) {
+		t.Errorf("tools/list: %v", r.Result)
+	}
+	if f.srv.SessionCount() != 0 {
+		t.Errorf("%d sessions after modern requests", f.srv.SessionCount())
+	}
+}
+
+func TestModernErrors(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.newClient()
+	call := `"name":"plain","arguments":{}`
+	meta := func(v string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":%q,"io.modelcontextprotocol/clientCapabilities":{}}}}`, v)
+	}
+	cases := []struct {
+		name    string
+		body    string
+		headers []string
+		status  int
+		code    int
+	}{
+		{"no version header", modernBody(1, "tools/list", "", "{}"), []string{HeaderMethod + ": tools/list"}, 400, CodeHeaderMismatch},
+		{"no capabilities", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, modernHeaders("tools/list", ""), 400, CodeInvalidParams},
+		{"no _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, modernHeaders("tools/list", ""), 400, CodeInvalidParams},
+		{"header differs from _meta", meta("2099-01-01"), modernHeaders("tools/list", ""), 400, CodeHeaderMismatch},
+		{"unsupported version", meta("v999.0.0"), []string{HeaderProtocolVersion + ": v999.0.0", HeaderMethod + ": tools/list"}, 400, CodeUnsupportedVersion},
+		{"method header missing", modernBody(1, "tools/list", "", "{}"), []string{HeaderProtocolVersion + ": 2026-07-28"}, 400, CodeHeaderMismatch},
+		{"method header case", modernBody(1, "tools/list", "", "{}"), modernHeaders("TOOLS/LIST", ""), 400, CodeHeaderMismatch},
+		{"name header missing", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", ""), 400, CodeHeaderMismatch},
+		{"name header differs", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", "ask"), 400, CodeHeaderMismatch},
+		{"name header padded", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", "  plain  "), 200, 0},
+		{"name header base64", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("plain"))+"?="), 200, 0},
+		{"initialize is gone", modernBody(1, "initialize", "", "{}"), modernHeaders("initialize", ""), 404, CodeMethodNotFound},
+		{"ping is gone", modernBody(1, "ping", "", "{}"), modernHeaders("ping", ""), 404, CodeMethodNotFound},
+		{"unknown tool", modernBody(1, "tools/call", `"name":"nope"`, "{}"), modernHeaders("tools/call", "nope"), 200, CodeInvalidParams},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := c.post(tc.body, tc.headers...)
+			body := readAll(t, resp)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
+			}
+			r := decodeResponse(t, body)
+			got := 0
+			if r.Error != nil {
+				got = r.Error.Code
+			}
+			if got != tc.code {
+				t.Fatalf("code %d, want %d: %s", got, tc.code, body)
+			}
+			if !strings.Contains(body, `"id":1`) {
+				t.Errorf("error without the request id: %s", body)
+			}
+			if tc.code == CodeUnsupportedVersion && !strings.Contains(body, `"data":{"requested":"v999.0.0","supported":["2026-07-28"`) {
+				t.Errorf("-32022 data: %s", body)
+			}
+		})
+	}
+}
+
+// modernCallTool posts a modern tools/call; extra is added to the params.
+func (c *client) modernCallTool(name, args, caps, extra string) rpcResponse {
+	c.f.t.Helper()
+	c.next++
+	params := fmt.Sprintf(`"name":%q,"arguments":%s`, name, args)
+	if extra != "" {
+		params += "," + extra
+	}
+	return decodeResponse(c.f.t, c.expect(c.post(modernBody(c.next, "tools/call", params, caps), modernHeaders("tools/call", name)...), 200))
+}
+
+func retryExtra(responses string, state json.RawMessage) string {
+	return fmt.Sprintf(`"inputResponses":%s,"requestState":%s`, responses, state)
+}
+
+func TestModernElicitRoundTrip(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.newClient()
+	r := c.modernCallTool("ask", `{}`, modernCapsElicit, "")
+	if str(r.Result["resultType"]) != "input_required" {
+		t.Fatalf("first run: %v", r.Result)
+	}
+	if o := f.waitOutcome(); !errors.Is(o.err, ErrInputRequired) {
+		t.Fatalf("first run's Elicit returned %v", o.err)
+	}
+	var reqs map[string]struct {
+		Method string
+		Params map[string]any
+	}
+	_ = json.Unmarshal(r.Result["inputRequests"], &reqs)
+	ask, ok := reqs["elicit"]
+	if !ok || ask.Method != "elicitation/create" || ask.Params["mode"] != "form" || ask.Params["message"] != "Who are you?" {
+		t.Fatalf("inputRequests %s", r.Result["inputRequests"])
+	}
+	state := r.Result["requestState"]
+
+	r = c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, state))
+	if o := f.waitOutcome(); o.err != nil {
+		t.Fatalf("retry: %v", o.err)
+	}
+	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), "hello") {
+		t.Fatalf("retry: %v", r.Result)
+	}
+
+	t.Run("decline", func(t *testing.T) {
+		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"decline"}}`, state))
+		if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitDeclined) {
+			t.Fatalf("err %v", o.err)
+		}
+		if str(r.Result["resultType"]) != "complete" || string(r.Result["isError"]) != "true" {
+			t.Errorf("result %v", r.Result)
+		}
+	})
+	t.Run("bad content", func(t *testing.T) {
+		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":5}}}`, state))
+		if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitInvalidContent) {
+			t.Fatalf("err %v", o.err)
+		}
+		if !strings.Contains(string(r.Result["content"]), `username`) {
+			t.Errorf("result %v", r.Result)
+		}
+	})
+	t.Run("response missing asks again", func(t *testing.T) {
+		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"other":{"action":"accept"}}`, state))
+		f.waitOutcome()
+		if str(r.Result["resultType"]) != "input_required" {
+			t.Errorf("result %v", r.Result)
+		}
+	})
+	t.Run("response not an object", func(t *testing.T) {
+		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":12345}`, state))
+		if r.Error == nil || r.Error.Code != CodeInvalidParams {
+			t.Errorf("want -32602, got %+v", r)
+		}
+	})
+	t.Run("tampered state", func(t *testing.T) {
+		s := str(state)
+		bad := []byte(s)
+		bad[len(bad)/2] ^= 1
+		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"eve"}}}`, json.RawMessage(`"`+string(bad)+`"`)))
+		if r.Error == nil || r.Error.Code != CodeInvalidParams || !strings.Contains(r.Error.Message, "requestState") {
+			t.Errorf("want -32602 naming requestState, got %+v", r)
+		}
+		r = c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{}`, json.RawMessage(`"not base64!"`)))
+		if r.Error == nil || r.Error.Code != CodeInvalidParams {
+			t.Errorf("garbage state: %+v", r)
+		}
+	})
+	t.Run("state replayed with other arguments", func(t *testing.T) {
+		r := c.modernCallTool("ask", `{"x":1}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"eve"}}}`, state))
+		if r.Error == nil || !strings.Contains(r.Error.Message, "another request") {
+			t.Errorf("want a mismatch error, got %+v", r)
+		}
+		r = c.modernCallTool("plain", `{}`, modernCapsElicit, retryExtra(`{}`, state))
+		if r.Error == nil || !strings.Contains(r.Error.Message, "another request") {
+			t.Errorf("other tool: want a mismatch error, got %+v", r)
+		}
+	})
+	t.Run("same arguments re-serialised still match", func(t *testing.T) {
+		r := c.modernCallTool("ask", `{ }`, modernCapsElicit, retryExtra(`{"elicit":{"action":"cancel"}}`, state))
+		if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitCanceled) {
+			t.Fatalf("err %v (%+v)", o.err, r)
+		}
+	})
+}
+
+func TestModernStateExpires(t *testing.T) {
+	f := newFixture(t, Options{RequestStateTTL: time.Second})
+	c := f.newClient()
+	r := c.modernCallTool("ask", `{}`, modernCapsElicit, "")
+	f.waitOutcome()
+	time.Sleep(2100 * time.Millisecond) // expiry has one-second resolution
+	r = c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"decline"}}`, r.Result["requestState"]))
+	if r.Error == nil || !strings.Contains(r.Error.Message, "expired") {
+		t.Fatalf("want expired, got %+v", r)
+	}
+}
+
+func TestModernSharedKeyAcrossServers(t *testing.T) {
+	key := make([]byte, 32)
+	key[0] = 7
+	a := newFixture(t, Options{RequestStateKeys: [][]byte{key}})
+	b := newFixture(t, Options{RequestStateKeys: [][]byte{make([]byte, 32), key}}) // rotated: old key still opens
+	r := a.newClient().modernCallTool("ask", `{}`, modernCapsElicit, "")
+	a.waitOutcome()
+	state := r.Result["requestState"]
+	r = b.newClient().modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, state))
+	if o := b.waitOutcome(); o.err != nil || str(r.Result["resultType"]) != "complete" {
+		t.Fatalf("replica b: %v %+v", o.err, r)
+	}
+	// A server with another key cannot open it.
+	c := newFixture(t, Options{})
+	r = c.newClient().modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{}`, state))
+	if r.Error == nil || !strings.Contains(r.Error.Message, "not issued by this server") {
+		t.Fatalf("foreign key: %+v", r)
+	}
+}
+
+func TestModernMissingCapability(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.srv.AddTool(Tool{Name: "needs"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		_, err := req.Session.Elicit(ctx, "m", userSchema)
+		return nil, err // no fallback: the runtime reports the capability
+	})
+	c := f.newClient()
+	// The pre-checking handler falls back to a tool error.
+	r := c.modernCallTool("ask", `{}`, `{}`, "")
+	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), "missing required argument") {
+		t.Errorf("fallback: %+v", r)
+	}
+	c.next++
+	resp := c.post(modernBody(c.next, "tools/call", `"name":"needs","arguments":{}`, `{}`), modernHeaders("tools/call", "needs")...)
+	body := c.expect(resp, 400)
+	rr := decodeResponse(t, body)
+	if rr.Error == nil || rr.Error.Code != CodeMissingCapability || string(rr.Error.Data) != `{"requiredCapabilities":{"elicitation":{"form":{}}}}` {
+		t.Errorf("want -32021 with requiredCapabilities: %s", body)
+	}
+	// A url-only client is not sent a form either.
+	r = c.modernCallTool("ask", `{}`, `{"elicitation":{"url":{}}}`, "")
+	if str(r.Result["resultType"]) != "complete" {
+		t.Errorf("url-only client got %+v", r)
+	}
+}
+
+// TestModernMultiStep: a handler that elicits twice in sequence needs two
+// round trips, and the first answer travels inside requestState.
+func TestModernMultiStep(t *testing.T) {
+	f := newFixture(t, Options{})
+	runs := 0
+	f.srv.AddTool(Tool{Name: "two"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		runs++
+		first, err := req.Session.Elicit(ctx, "first?", userSchema)
+		if err != nil {
+			return nil, err
+		}
+		second, err := req.Session.Elicit(ctx, "second?", userSchema)
+		if err != nil {
+			return nil, err
+		}
+		return TextResult(fmt.Sprintf("%v+%v round %d", first["username"], second["username"], req.Round)), nil
+	})
+	c := f.newClient()
+	r := c.modernCallTool("two", `{}`, modernCapsElicit, "")
+	if !strings.Contains(string(r.Result["inputRequests"]), `"elicit":`) {
+		t.Fatalf("round 1: %v", r.Result)
+	}
+	r = c.modernCallTool("two", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"a1"}}}`, r.Result["requestState"]))
+	if !strings.Contains(string(r.Result["inputRequests"]), `"elicit_2":`) || !strings.Contains(string(r.Result["inputRequests"]), "second?") {
+		t.Fatalf("round 2: %v", r.Result)
+	}
+	r = c.modernCallTool("two", `{}`, modernCapsElicit, retryExtra(`{"elicit_2":{"action":"accept","content":{"username":"b2"}}}`, r.Result["requestState"]))
+	if !strings.Contains(string(r.Result["content"]), "a1+b2 round 2") || runs != 3 {
+		t.Fatalf("round 3: %v (runs %d)", r.Result, runs)
+	}
+}
+
+// TestSameHandlerBothEras runs one handler for a legacy session (SSE) and a
+// 2026-07-28 client (input_required) and gets the same result.
+func TestSameHandlerBothEras(t *testing.T) {
+	f := newFixture(t, Options{})
+	legacy := f.connect("2025-11-25", elicitCaps1125)
+	s, id, _ := startElicit(t, legacy)
+	defer s.close()
+	legacy.expect(legacy.answer(id, `{"action":"accept","content":{"username":"ada"}}`), 202)
+	f.waitOutcome()
+	legacyText, _ := s.result()
+
+	m := f.newClient()
+	r := m.modernCallTool("ask", `{}`, modernCapsElicit, "")
+	f.waitOutcome()
+	r = m.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, r.Result["requestState"]))
+	f.waitOutcome()
+	var res CallToolResult
+	raw, _ := json.Marshal(r.Result)
+	_ = json.Unmarshal(raw, &res)
+	if len(res.Content) != 1 || res.Content[0].Text != legacyText {
+		t.Fatalf("modern %q, legacy %q", raw, legacyText)
+	}
+}
