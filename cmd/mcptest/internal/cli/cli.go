@@ -1,0 +1,366 @@
+// Package cli is mcptest's command line: flags, the script run and the exit
+// status. The manual is the documentation of package main (cmd/mcptest).
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-elicit/elicit/cmd/mcptest/internal/script"
+	"github.com/go-elicit/elicit/internal/mcpclient"
+)
+
+// Exit statuses.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // a tool failed, the server misbehaved, or the run timed out
+	ExitUsage   = 2 // bad flags or a bad script; nothing was sent
+)
+
+const (
+	name           = "mcptest"
+	defaultTimeout = 30 * time.Second
+	scriptName     = "stdin"
+)
+
+// Run runs mcptest with args (without the program name) and returns the
+// exit status.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	errw := &lockedWriter{w: stderr}
+	outw := &lockedWriter{w: stdout}
+	cfg, err := parseFlags(args, errw)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		fmt.Fprintf(errw, "%s: %v\n", name, err)
+		return ExitUsage
+	}
+	directives, err := script.Parse(scriptName, stdin)
+	if err != nil {
+		var list script.ErrorList
+		if errors.As(err, &list) {
+			fmt.Fprintln(errw, list.Error())
+			return ExitUsage
+		}
+		fmt.Fprintf(errw, "%s: %v\n", name, err)
+		return ExitFailure
+	}
+	r := &runner{cfg: cfg, stdout: outw, stderr: errw}
+	return r.run(directives)
+}
+
+type config struct {
+	url      string
+	protocol string
+	elicit   *mcpclient.ElicitationCapability
+	timeout  time.Duration
+	trace    bool
+	listen   bool
+	header   http.Header
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &config{header: http.Header{}}
+	var elicit elicitFlag
+	fs.StringVar(&cfg.url, "url", "", "server endpoint `URL` (required)")
+	fs.Var(&elicit, "elicit", "declare elicitation: alone as {} (form); --elicit=form,url lists the modes")
+	fs.StringVar(&cfg.protocol, "protocol", mcpclient.DefaultProtocol, "protocol `VERSION`: "+strings.Join(mcpclient.Versions(), ", "))
+	fs.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "bound on the whole run (0: none)")
+	fs.BoolVar(&cfg.trace, "trace", false, "print every HTTP exchange and SSE frame to stderr")
+	fs.BoolVar(&cfg.listen, "listen", false, "also open the standalone GET stream, for servers that elicit outside a call's stream")
+	fs.Var(headerFlag(cfg.header), "header", "extra HTTP header `'Name: value'` (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s --url URL [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script\n", name)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (directives are read from stdin)", fs.Arg(0))
+	}
+	if cfg.url == "" {
+		return nil, errors.New("--url is required")
+	}
+	if !slices.Contains(mcpclient.Versions(), cfg.protocol) {
+		return nil, fmt.Errorf("--protocol: unsupported version %q (want one of %s)", cfg.protocol, strings.Join(mcpclient.Versions(), ", "))
+	}
+	if cfg.timeout < 0 {
+		return nil, fmt.Errorf("--timeout: negative duration %s", cfg.timeout)
+	}
+	if elicit.set {
+		c, err := elicit.capability(cfg.protocol)
+		if err != nil {
+			return nil, err
+		}
+		cfg.elicit = c
+	}
+	return cfg, nil
+}
+
+// elicitFlag is --elicit, a boolean flag that may also take a mode list.
+type elicitFlag struct {
+	set   bool
+	modes []string
+}
+
+func (f *elicitFlag) IsBoolFlag() bool { return true }
+
+func (f *elicitFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strings.Join(f.modes, ",")
+}
+
+func (f *elicitFlag) Set(v string) error {
+	switch v {
+	case "true":
+		f.set, f.modes = true, nil
+		return nil
+	case "false":
+		f.set, f.modes = false, nil
+		return nil
+	}
+	var modes []string
+	for m := range strings.SplitSeq(v, ",") {
+		m = strings.TrimSpace(m)
+		if m != mcpclient.ModeForm && m != mcpclient.ModeURL {
+			return fmt.Errorf("unknown elicitation mode %q (want form, url)", m)
+		}
+		modes = append(modes, m)
+	}
+	f.set, f.modes = true, modes
+	return nil
+}
+
+func (f *elicitFlag) capability(protocol string) (*mcpclient.ElicitationCapability, error) {
+	if protocol == mcpclient.Version20250326 {
+		return nil, fmt.Errorf("--elicit needs protocol %s or later (elicitation does not exist in %s)", mcpclient.Version20250618, protocol)
+	}
+	c := &mcpclient.ElicitationCapability{}
+	for _, m := range f.modes {
+		switch m {
+		case mcpclient.ModeForm:
+			c.Form = true
+		case mcpclient.ModeURL:
+			c.URL = true
+		}
+	}
+	if c.URL && protocol == mcpclient.Version20250618 {
+		return nil, fmt.Errorf("--elicit=url needs protocol %s or later", mcpclient.Version20251125)
+	}
+	if protocol == mcpclient.Version20250618 {
+		// {} is the only shape 2025-06-18 defines; it means form.
+		c.Form = false
+	}
+	return c, nil
+}
+
+// headerFlag is a repeatable --header 'Name: value'.
+type headerFlag http.Header
+
+func (h headerFlag) String() string { return "" }
+
+func (h headerFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, ":")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+		return fmt.Errorf("want 'Name: value', got %q", v)
+	}
+	http.Header(h).Add(k, strings.TrimSpace(val))
+	return nil
+}
+
+// runner executes a parsed script against one connection.
+type runner struct {
+	cfg    *config
+	stdout *lockedWriter
+	stderr *lockedWriter
+
+	mu    sync.Mutex
+	queue []script.Directive // queued elicitation replies, oldest first
+}
+
+func (r *runner) run(directives []script.Directive) (status int) {
+	ctx := context.Background()
+	if r.cfg.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, r.cfg.timeout, fmt.Errorf("timed out after %s (--timeout)", r.cfg.timeout))
+		defer cancel()
+	}
+	opts := mcpclient.Options{
+		URL:          r.cfg.url,
+		Protocol:     r.cfg.protocol,
+		ClientInfo:   mcpclient.Implementation{Name: name, Version: "1"},
+		Capabilities: mcpclient.Capabilities{Elicitation: r.cfg.elicit},
+		Header:       r.cfg.header,
+		Listen:       r.cfg.listen,
+	}
+	if r.cfg.elicit != nil {
+		opts.OnElicit = r.elicit
+	}
+	if r.cfg.trace {
+		opts.Trace = r.stderr
+	}
+	client, err := mcpclient.Connect(ctx, opts)
+	if err != nil {
+		r.errorf("connect %s: %v", r.cfg.url, cause(ctx, err))
+		return ExitFailure
+	}
+	defer func() {
+		if err := client.Close(); err != nil {
+			r.errorf("close: %v", err)
+			status = ExitFailure
+		}
+	}()
+	for _, d := range directives {
+		switch d.Kind {
+		case script.ElicitAccept, script.ElicitDecline, script.ElicitCancel, script.ElicitReply:
+			r.mu.Lock()
+			r.queue = append(r.queue, d)
+			r.mu.Unlock()
+		case script.Wait:
+			if err := sleep(ctx, d.Wait); err != nil {
+				r.errorf("%s:%d: %v", scriptName, d.Line, err)
+				return ExitFailure
+			}
+		case script.Call:
+			ok, fatal := r.call(ctx, client, d)
+			if !ok {
+				status = ExitFailure
+			}
+			if fatal {
+				return ExitFailure
+			}
+		}
+	}
+	r.mu.Lock()
+	if n := len(r.queue); n > 0 {
+		r.errorf("note: %d queued elicitation repl%s never used (first at %s:%d)", n, plural(n, "y", "ies"), scriptName, r.queue[0].Line)
+	}
+	r.mu.Unlock()
+	return status
+}
+
+// call runs one @TOOL directive. ok is false when the call failed; fatal
+// when the run cannot go on (transport failure, timeout). A JSON-RPC error
+// or an isError result only fails this directive.
+func (r *runner) call(ctx context.Context, client *mcpclient.Client, d script.Directive) (ok, fatal bool) {
+	where := fmt.Sprintf("%s:%d: @%s", scriptName, d.Line, d.Tool)
+	res, err := client.CallTool(ctx, d.Tool, d.JSON)
+	if err != nil {
+		r.errorf("%s: %v", where, cause(ctx, err))
+		var rpcErr *mcpclient.RPCError
+		return false, ctx.Err() != nil || !errors.As(err, &rpcErr)
+	}
+	if res.IsError {
+		lines := res.Lines()
+		if len(lines) == 0 {
+			lines = []string{"tool reported an error with no content"}
+		}
+		for _, l := range lines {
+			r.errorf("%s: %s", where, l)
+		}
+		return false, false
+	}
+	for _, l := range res.Lines() {
+		r.stdout.printf("%s\n", l)
+	}
+	return true, false
+}
+
+// elicit answers an elicitation from the queue; an empty queue answers
+// cancel so a short script never leaves a server waiting.
+func (r *runner) elicit(_ context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+	url := p.EffectiveMode() == mcpclient.ModeURL
+	if url {
+		r.stdout.printf("elicitation url: %s\n", p.URL)
+	}
+	r.mu.Lock()
+	var (
+		d      script.Directive
+		queued = len(r.queue) > 0
+	)
+	if queued {
+		d, r.queue = r.queue[0], r.queue[1:]
+	}
+	r.mu.Unlock()
+	if !queued {
+		r.errorf("note: elicitation %q arrived with no queued reply; answering cancel", p.Message)
+		return mcpclient.ElicitResult{Action: mcpclient.ActionCancel}, nil
+	}
+	switch d.Kind {
+	case script.ElicitDecline:
+		return mcpclient.ElicitResult{Action: mcpclient.ActionDecline}, nil
+	case script.ElicitCancel:
+		return mcpclient.ElicitResult{Action: mcpclient.ActionCancel}, nil
+	case script.ElicitReply:
+		return mcpclient.ElicitResult{Action: d.Action, Content: d.JSON}, nil
+	}
+	res := mcpclient.ElicitResult{Action: mcpclient.ActionAccept, Content: d.JSON}
+	if url && d.JSON != nil {
+		r.errorf("note: %s:%d: content dropped, a url-mode accept carries none", scriptName, d.Line)
+		res.Content = nil
+	}
+	return res, nil
+}
+
+func (r *runner) errorf(format string, args ...any) {
+	r.stderr.printf(name+": "+format+"\n", args...)
+}
+
+// cause prefers the reason the run's context ended (the --timeout message)
+// over the error a call saw because of it.
+func cause(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// lockedWriter serializes writes from the main loop, elicitation handlers
+// and the trace, so lines never interleave mid-line.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) printf(format string, args ...any) {
+	_, _ = fmt.Fprintf(l, format, args...) // like log: output errors are not reported
+}

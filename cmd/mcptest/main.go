@@ -1,0 +1,87 @@
+// Command mcptest is a scripted MCP client for testing Streamable HTTP
+// servers, elicitation above all. It reads directives from stdin, connects,
+// runs them in order and reports through stdout, stderr and its exit status.
+//
+// Usage:
+//
+//	mcptest --url URL [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script
+//
+// Flags:
+//
+//	--url URL          the server endpoint (required), http:// or https://
+//	--elicit           declare the elicitation capability as {} (form only)
+//	--elicit=MODES     declare the listed modes, a comma list of form and url:
+//	                   --elicit=form,url sends {"form":{},"url":{}}. Modes need
+//	                   protocol 2025-06-18 (form) or 2025-11-25 (url); under
+//	                   2025-06-18 --elicit=form sends {}, its only shape.
+//	                   Without --elicit no elicitation capability is declared.
+//	                   (--elicit takes no separate argument: write --elicit=url.)
+//	--protocol VERSION 2025-06-18 (default), 2025-11-25, 2025-03-26 or
+//	                   2026-07-28. The first three run the initialize handshake
+//	                   with a session; 2026-07-28 is sessionless, sends _meta
+//	                   and the Mcp-Method / Mcp-Name headers on every request
+//	                   and answers input_required results by retrying.
+//	--timeout D        bound on the whole run (default 30s; 0 for none)
+//	--trace            print every HTTP exchange (method, URL, status, MCP
+//	                   headers, bodies) and every SSE frame (id, event, data)
+//	                   to stderr, as numbered lines: "[n] >" sent, "[n] <"
+//	                   received, "[n] *" a note from the client
+//	--listen           also open the standalone GET stream after the handshake,
+//	                   for servers that send elicitations outside the call's
+//	                   own response stream (e.g. servers answering POSTs with
+//	                   application/json only); a 405 answer is fine
+//	--header 'K: V'    add an HTTP header to every request (repeatable), for
+//	                   example an Origin or Authorization header
+//
+// Script. One directive per line; blank lines and lines starting with '#'
+// are skipped:
+//
+//	elicit-accept {"name":"Ada"}   queue an accept with this form content
+//	elicit-accept                  queue an accept without content (URL mode)
+//	elicit-decline                 queue a decline
+//	elicit-cancel                  queue a cancel
+//	elicit-reply ACTION {"k":1}    queue a reply with any action word and
+//	                               content, verbatim (to test how a server
+//	                               treats malformed answers)
+//	@TOOL {"arg":1}                call TOOL with these arguments
+//	@TOOL                          call TOOL with {}
+//	wait 500ms                     pause (Go duration syntax)
+//
+// For example, the seed's scenario:
+//
+//	elicit-accept {"command":"show bgp peer list"}
+//	@ze_execute {"command":""}
+//
+// The whole script is read and checked before anything is sent; every bad
+// line is reported as "stdin:LINE: message" and the exit status is 2.
+// Directives then run in order: elicit-* lines go on a queue, and each
+// elicitation the server sends (whichever call it belongs to) takes the
+// oldest queued reply. An elicitation that finds the queue empty is answered
+// with cancel, with a note on stderr, so a short script never leaves a server
+// waiting. Replies still queued at the end are reported on stderr (they do
+// not change the exit status). A URL-mode elicitation prints
+// "elicitation url: URL" to stdout and is answered from the queue too; an
+// accept is sent without content.
+//
+// Output. A tool result's content goes to stdout, one line per item: the text
+// of text items, the JSON of other items, then structuredContent as JSON if
+// present. A result with isError set goes to stderr instead, each line
+// prefixed "mcptest: stdin:LINE: @TOOL: ", and so do errors.
+//
+// Exit status: 0 when every call succeeded; 1 when any call failed (isError
+// or a JSON-RPC error), the server could not be reached or broke the
+// protocol, or the run timed out; 2 for bad flags or a bad script. A failed
+// call does not stop the script — later directives still run, so one run can
+// check several outcomes — but a transport failure or the timeout does.
+// At the end the session is deleted (HTTP DELETE).
+package main
+
+import (
+	"os"
+
+	"github.com/go-elicit/elicit/cmd/mcptest/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

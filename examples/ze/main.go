@@ -1,0 +1,91 @@
+// Command ze is the seed's ze_execute tool built with elicit: an MCP server
+// whose tool asks the user which command to run when the caller left it out.
+//
+//	go run ./examples/ze -addr 127.0.0.1:0
+//
+// It serves MCP over Streamable HTTP at /mcp and prints one line,
+// "listening on http://HOST:PORT/mcp", on standard error once it accepts
+// connections. Tools:
+//
+//	ze_execute   run a ze command (argument "command"); without one, elicit it
+//	ze_add_peer  add a BGP peer, every field asked with a generated form
+//
+// Flags:
+//
+//	-addr            listen address (default 127.0.0.1:8080)
+//	-write-timeout   http.Server WriteTimeout (default 30s; elicitation streams outlive it)
+//	-session-idle    idle session expiry (default 30m)
+//	-elicit-timeout  how long to wait for an answer (default 10m)
+//	-v               log to standard error
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	writeTimeout := fs.Duration("write-timeout", 30*time.Second, "http.Server WriteTimeout")
+	sessionIdle := fs.Duration("session-idle", runtime.DefaultSessionIdleTimeout, "idle session expiry")
+	elicitTimeout := fs.Duration("elicit-timeout", runtime.DefaultElicitTimeout, "how long to wait for an elicitation answer")
+	verbose := fs.Bool("v", false, "log to standard error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	srv := newServer(runtime.Options{
+		Logger:             logger,
+		SessionIdleTimeout: *sessionIdle,
+		ElicitTimeout:      *elicitTimeout,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ze: %v\n", err)
+		return 1
+	}
+	hs := &http.Server{Handler: mux, WriteTimeout: *writeTimeout, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "listening on http://%s/mcp\n", ln.Addr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "ze: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdownCtx) // answer waiting calls first, then close the listener
+	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "ze: shutdown: %v\n", err)
+		return 1
+	}
+	return 0
+}

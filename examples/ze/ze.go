@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-elicit/elicit/runtime"
+)
+
+// Version is what "show version" prints.
+const Version = "ze 1.0.0 (elicit example)"
+
+// peers is ze's fixed BGP peer table.
+var peers = []string{
+	"peer1 127.0.0.1 AS 1",
+	"peer2 192.0.2.2 AS 64512",
+}
+
+// ExecuteArgs are the arguments of ze_execute.
+type ExecuteArgs struct {
+	Command string `json:"command,omitempty" jsonschema:"description=The ze command to run; asked for when left out"`
+}
+
+func newServer(opts runtime.Options) *runtime.Server {
+	opts.Name, opts.Version = "ze", "1.0.0"
+	srv := runtime.NewServer(opts)
+	runtime.AddTool(srv, runtime.Tool{
+		Name:        "ze_execute",
+		Description: "Run a ze command. Without a command, the user is asked for one.",
+	}, execute)
+	runtime.AddTool(srv, runtime.Tool{
+		Name:        "ze_add_peer",
+		Description: "Add a BGP peer; the user fills in the peer's details.",
+	}, addPeer)
+	return srv
+}
+
+// execute is the seed's ze_execute: when the command is missing it elicits
+// one, then dispatches it.
+func execute(ctx context.Context, req *runtime.CallToolRequest, in ExecuteArgs) (*runtime.CallToolResult, error) {
+	command := strings.TrimSpace(in.Command)
+	if command == "" {
+		if !req.Session.ClientSupportsElicit() {
+			return runtime.ErrorResult("missing required argument: command"), nil
+		}
+		form, err := runtime.Elicit[CommandForm](ctx, req.Session, "Which ze command should run?")
+		if err != nil {
+			return outcomeError(err)
+		}
+		command = strings.TrimSpace(form.Command)
+		if command == "" {
+			return runtime.ErrorResult("missing required argument: command"), nil
+		}
+	}
+	return dispatch(command), nil
+}
+
+// outcomeError turns an elicitation outcome into the tool's answer.
+func outcomeError(err error) (*runtime.CallToolResult, error) {
+	switch {
+	case errors.Is(err, runtime.ErrInputRequired):
+		return nil, err // 2026-07-28: the runtime asks and runs us again
+	case errors.Is(err, runtime.ErrElicitDeclined):
+		return runtime.ErrorResult("the user declined to answer"), nil
+	case errors.Is(err, runtime.ErrElicitCanceled):
+		return runtime.ErrorResult("the user canceled the request"), nil
+	default:
+		return runtime.ErrorResult("%v", err), nil
+	}
+}
+
+func dispatch(command string) *runtime.CallToolResult {
+	switch command {
+	case "show bgp peer list", "peer list":
+		return runtime.TextResult(strings.Join(peers, "\n"))
+	case "show version":
+		return runtime.TextResult(Version)
+	default:
+		return runtime.ErrorResult("unknown command: %s", command)
+	}
+}
+
+// addPeer asks for every field of a new peer with the rich generated form,
+// then for a confirmation: a two-step elicitation (on 2026-07-28 clients two
+// input_required round trips, the first answer kept in requestState).
+func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
+	if !req.Session.ClientSupportsElicit() {
+		return runtime.ErrorResult("ze_add_peer needs a client that supports elicitation"), nil
+	}
+	p, err := runtime.Elicit[PeerForm](ctx, req.Session, "Describe the new BGP peer")
+	if err != nil {
+		return outcomeError(err)
+	}
+	summary := fmt.Sprintf("Add peer %s AS %d?", p.Address, p.ASN)
+	ok, err := runtime.Elicit[ConfirmForm](ctx, req.Session, summary)
+	if err != nil {
+		return outcomeError(err)
+	}
+	if !ok.Confirm {
+		return runtime.ErrorResult("peer %s not added", p.Address), nil
+	}
+	families := []string{string(p.Family)}
+	for _, f := range p.Extra {
+		families = append(families, string(f))
+	}
+	mode := "active"
+	if p.Passive {
+		mode = "passive"
+	}
+	text := fmt.Sprintf("added peer %s AS %d families %s %s", p.Address, p.ASN, strings.Join(families, ","), mode)
+	if p.Contact != "" {
+		text += " contact " + p.Contact
+	}
+	return runtime.TextResult(text), nil
+}

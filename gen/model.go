@@ -1,0 +1,1086 @@
+package gen
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+)
+
+// Directives. Every directive is "//" + DirectivePrefix + ":" + name; the
+// prefix lives in one place so a rename is one edit.
+const (
+	// DirectivePrefix is the tool part of every elicit directive.
+	DirectivePrefix = "elicit"
+	// DirectiveForm marks a struct type as a form: //elicit:form
+	DirectiveForm = "form"
+	// DirectiveAllowCredential, on a field, accepts a property that looks
+	// like a credential: //elicit:allow-credential <reason>
+	DirectiveAllowCredential = "allow-credential"
+)
+
+// Diagnostic is one problem found in the source, at a position.
+type Diagnostic struct {
+	Pos     token.Pos
+	Message string
+}
+
+// Kind is what a field decodes as.
+type Kind int
+
+const (
+	KindString Kind = iota + 1
+	KindInt
+	KindUint
+	KindFloat
+	KindBool
+	KindEnum        // a string from a fixed set
+	KindMultiSelect // []E for a string enum E
+	KindTime        // time.Time, format date-time or date
+)
+
+// Form is one struct type to generate code for.
+type Form struct {
+	Name   string
+	Obj    *types.TypeName
+	Pos    token.Pos
+	Fields []*Field
+	// Schema is the requestedSchema for the newest protocol version, before
+	// any per-version downgrade.
+	Schema *jsonschema.Schema
+	// Variants are filled in by Check, oldest protocol first.
+	Variants []Variant
+	// NeedsValidator is true when some validate tag is not expressed by the
+	// schema, so the decoder must run the validator after decoding.
+	NeedsValidator bool
+	// Fingerprint covers the field names, tags and property types, so
+	// generated code can notice a struct changed after generation.
+	Fingerprint uint64
+	// Guards are the struct types (the form and its embedded structs) whose
+	// shape the generated code pins with a conversion, when nameable.
+	Guards []*types.Named
+}
+
+// Variant is the form's schema for one protocol version.
+type Variant struct {
+	Version     string
+	Schema      []byte // nil when Unsupported
+	Unsupported string
+}
+
+// Field is one property of a form.
+type Field struct {
+	GoName string
+	// Path selects the field from the form value: embedded struct names,
+	// then the field name.
+	Path     []string
+	Pos      token.Pos
+	Name     string // JSON property name
+	Index    int
+	Kind     Kind
+	Type     types.Type // the field's declared type
+	Pointer  bool       // *T: optional, decoded into a new T
+	Bits     int        // size of integer and float types
+	Enum     *Enum      // KindEnum and KindMultiSelect
+	Required bool
+	// NonZero is validate:"required": besides being present, the value
+	// must not be the zero value (validator's meaning of required).
+	NonZero bool
+	Schema  *jsonschema.Schema
+	// Additions lists what the schema holds beyond what invopop's
+	// Reflector would produce for the same field.
+	Additions []Addition
+	// Validate holds validate tag parts the schema does not express.
+	Validate []string
+
+	// Decoder bounds; nil when absent.
+	MinLength, MaxLength *uint64
+	MinItems, MaxItems   *uint64
+	Minimum, Maximum     *json.Number
+	Format               string
+	Default              any
+}
+
+// Enum is the member set of a string enum.
+type Enum struct {
+	Type    *types.Named // nil for validate:"oneof=…" or enum tags
+	Members []EnumMember
+}
+
+// EnumMember is one allowed value.
+type EnumMember struct {
+	Const string // constant name in Type's package ("" for tag members)
+	Value string
+	Title string
+}
+
+// Titled reports whether every member has a title.
+func (e *Enum) Titled() bool {
+	for _, m := range e.Members {
+		if m.Title == "" {
+			return false
+		}
+	}
+	return len(e.Members) > 0
+}
+
+// Values returns the member values in order.
+func (e *Enum) Values() []string {
+	vs := make([]string, len(e.Members))
+	for i, m := range e.Members {
+		vs[i] = m.Value
+	}
+	return vs
+}
+
+// Addition names one schema keyword that differs from invopop's reflection
+// on purpose, and why.
+type Addition struct {
+	Property string
+	Keyword  string
+	Reason   string
+}
+
+// Reasons for additions, named so the oracle test can list them.
+const (
+	ReasonDocComment      = "doc comment becomes description"
+	ReasonEnumConstants   = "named string type with constants becomes an enum"
+	ReasonPointerOptional = "pointer field is optional"
+	ReasonValidateTag     = "validate tag expressed in the schema"
+)
+
+// Source is what the model builder reads: one type-checked package, from
+// go/packages (elicitgen) or from an analysis pass (elicitvet).
+type Source struct {
+	Fset  *token.FileSet
+	Files []*ast.File
+	Pkg   *types.Package
+	Info  *types.Info
+}
+
+// Build finds the forms in src and builds their model. With typeNames it
+// builds exactly those types (like stringer's -type); without, every struct
+// type marked //elicit:form. Diagnostics cover everything outside the
+// subset; Build never stops at the first.
+func Build(src *Source, typeNames []string) ([]*Form, []Diagnostic) {
+	b := &builder{src: src, fieldDecls: map[token.Pos]*ast.Field{}, constSpecs: map[token.Pos]*ast.ValueSpec{}}
+	b.index()
+	var forms []*Form
+	want := map[string]bool{}
+	for _, n := range typeNames {
+		want[n] = true
+	}
+	found := map[string]bool{}
+	for _, f := range src.Files {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				marked, dpos := b.formDirective(gd, ts)
+				name := ts.Name.Name
+				if len(typeNames) > 0 {
+					if !want[name] {
+						continue
+					}
+				} else if !marked {
+					continue
+				}
+				found[name] = true
+				if form := b.form(ts, dpos); form != nil {
+					forms = append(forms, form)
+				}
+			}
+		}
+	}
+	for _, n := range typeNames {
+		if !found[n] {
+			b.errorf(token.NoPos, "-type %s: no such type in package %s", n, src.Pkg.Name())
+		}
+	}
+	sort.Slice(forms, func(i, j int) bool { return forms[i].Pos < forms[j].Pos })
+	return forms, b.diags
+}
+
+type builder struct {
+	src        *Source
+	diags      []Diagnostic
+	fieldDecls map[token.Pos]*ast.Field     // by field name (or embedded type) position
+	constSpecs map[token.Pos]*ast.ValueSpec // by constant name position
+}
+
+func (b *builder) errorf(pos token.Pos, format string, args ...any) {
+	b.diags = append(b.diags, Diagnostic{Pos: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// index maps positions to the syntax the type checker does not keep: field
+// doc comments and directives, and constant comments (enum titles).
+func (b *builder) index() {
+	for _, f := range b.src.Files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.StructType:
+				for _, fd := range n.Fields.List {
+					if len(fd.Names) == 0 {
+						b.fieldDecls[embeddedPos(fd.Type)] = fd
+					}
+					for _, id := range fd.Names {
+						b.fieldDecls[id.Pos()] = fd
+					}
+				}
+			case *ast.GenDecl:
+				if n.Tok == token.CONST {
+					for _, s := range n.Specs {
+						vs := s.(*ast.ValueSpec)
+						for _, id := range vs.Names {
+							b.constSpecs[id.Pos()] = vs
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// embeddedPos is where go/types puts an embedded field: at the type name.
+func embeddedPos(e ast.Expr) token.Pos {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return embeddedPos(t.X)
+	case *ast.SelectorExpr:
+		return t.Sel.Pos()
+	case *ast.IndexExpr:
+		return embeddedPos(t.X)
+	case *ast.IndexListExpr:
+		return embeddedPos(t.X)
+	}
+	return e.Pos()
+}
+
+// directives returns the elicit directives of comment groups. It walks
+// cg.List because CommentGroup.Text drops directive lines.
+func directives(groups ...*ast.CommentGroup) []ast.Directive {
+	var out []ast.Directive
+	for _, cg := range groups {
+		if cg == nil {
+			continue
+		}
+		for _, c := range cg.List {
+			if d, ok := ast.ParseDirective(c.Slash, c.Text); ok && d.Tool == DirectivePrefix {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+func (b *builder) formDirective(gd *ast.GenDecl, ts *ast.TypeSpec) (bool, token.Pos) {
+	groups := []*ast.CommentGroup{ts.Doc, ts.Comment}
+	if len(gd.Specs) == 1 {
+		groups = append(groups, gd.Doc)
+	}
+	marked, pos := false, token.NoPos
+	for _, d := range directives(groups...) {
+		switch d.Name {
+		case DirectiveForm:
+			if d.Args != "" {
+				b.errorf(d.ArgsPos, "//%s:%s takes no arguments", DirectivePrefix, DirectiveForm)
+			}
+			marked, pos = true, d.Slash
+		case DirectiveAllowCredential:
+			b.errorf(d.Slash, "//%s:%s belongs on a field, not on a type", DirectivePrefix, d.Name)
+		default:
+			b.errorf(d.Slash, "unknown directive //%s:%s", DirectivePrefix, d.Name)
+		}
+	}
+	return marked, pos
+}
+
+func (b *builder) form(ts *ast.TypeSpec, dpos token.Pos) *Form {
+	obj, _ := b.src.Info.Defs[ts.Name].(*types.TypeName)
+	if obj == nil {
+		return nil
+	}
+	named, ok := obj.Type().(*types.Named)
+	if !ok {
+		b.errorf(ts.Name.Pos(), "form %s must be a defined struct type, not an alias", obj.Name())
+		return nil
+	}
+	st, ok := named.Underlying().(*types.Struct)
+	if !ok {
+		b.errorf(ts.Name.Pos(), "form %s must be a struct type, not %s", obj.Name(), types.TypeString(named.Underlying(), b.qualifier))
+		return nil
+	}
+	if named.TypeParams().Len() > 0 {
+		b.errorf(ts.Name.Pos(), "form %s must not be generic", obj.Name())
+		return nil
+	}
+	form := &Form{Name: obj.Name(), Obj: obj, Pos: ts.Name.Pos()}
+	form.Guards = append(form.Guards, named)
+	props := map[string]*Field{}
+	before := len(b.diags)
+	b.fields(form, st, nil, props, 0)
+	form.Fingerprint = Fingerprint(st)
+	if len(form.Fields) == 0 && len(b.diags) == before {
+		b.errorf(form.Pos, "form %s has no properties: a form with nothing to fill in cannot be sent", form.Name)
+	}
+	if len(form.Fields) > maxFields {
+		b.errorf(form.Pos, "form %s has %d properties; at most %d are supported", form.Name, len(form.Fields), maxFields)
+	}
+	form.Schema = rootSchema(form)
+	for _, f := range form.Fields {
+		if len(f.Validate) > 0 {
+			form.NeedsValidator = true
+		}
+	}
+	return form
+}
+
+// maxFields matches formimpl.MaxFields.
+const maxFields = 256
+
+func rootSchema(form *Form) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties()}
+	for _, f := range form.Fields {
+		s.Properties.Set(f.Name, f.Schema)
+		if f.Required {
+			s.Required = append(s.Required, f.Name)
+		}
+	}
+	return s
+}
+
+func (b *builder) qualifier(p *types.Package) string {
+	if p == b.src.Pkg {
+		return ""
+	}
+	return p.Name()
+}
+
+// fields adds the properties of st (the form or an embedded struct).
+func (b *builder) fields(form *Form, st *types.Struct, path []string, props map[string]*Field, depth int) {
+	if depth > 8 {
+		return // embedding cycles are impossible without pointers; this only bounds the walk
+	}
+	for i := range st.NumFields() {
+		v := st.Field(i)
+		tag := st.Tag(i)
+		decl := b.fieldDecls[v.Pos()]
+		var doc, comment *ast.CommentGroup
+		if decl != nil {
+			doc, comment = decl.Doc, decl.Comment
+		}
+		dirs := directives(doc, comment)
+		allowCredential, allowSeen := "", false
+		for _, d := range dirs {
+			switch d.Name {
+			case DirectiveAllowCredential:
+				allowCredential, allowSeen = d.Args, true
+				if d.Args == "" {
+					b.errorf(d.Slash, "//%s:%s needs a reason, e.g. //%s:%s the value is a public key id", DirectivePrefix, d.Name, DirectivePrefix, d.Name)
+				}
+			case DirectiveForm:
+				b.errorf(d.Slash, "//%s:%s belongs on a type, not on a field", DirectivePrefix, d.Name)
+			default:
+				b.errorf(d.Slash, "unknown directive //%s:%s", DirectivePrefix, d.Name)
+			}
+		}
+		jsonTag, hasJSON := reflectTagLookup(tag, "json")
+		jsonName, jsonOpts, _ := strings.Cut(jsonTag, ",")
+		if hasJSON && jsonTag == "-" {
+			continue
+		}
+		if schemaTag, _ := reflectTagLookup(tag, "jsonschema"); schemaTag == "-" || strings.HasPrefix(schemaTag, "-,") {
+			continue
+		}
+		if v.Embedded() && jsonName == "" {
+			t := v.Type()
+			if p, ok := t.(*types.Pointer); ok {
+				if _, ok := p.Elem().Underlying().(*types.Struct); ok {
+					b.errorf(v.Pos(), "embedded pointer to struct %s is not supported: embed the struct itself", types.TypeString(p.Elem(), b.qualifier))
+					continue
+				}
+			}
+			if est, ok := t.Underlying().(*types.Struct); ok {
+				if isTime(t) {
+					b.errorf(v.Pos(), "embedded time.Time is not supported: give the field a name")
+					continue
+				}
+				if named, ok := t.(*types.Named); ok {
+					form.Guards = append(form.Guards, named)
+				}
+				b.fields(form, est, append(slicesClone(path), v.Name()), props, depth+1)
+				continue
+			}
+		}
+		if !v.Exported() {
+			continue // encoding/json and invopop ignore unexported fields
+		}
+		name := v.Name()
+		if jsonName != "" {
+			name = jsonName
+		}
+		f := &Field{GoName: v.Name(), Path: append(slicesClone(path), v.Name()), Pos: v.Pos(), Name: name, Type: v.Type()}
+		if !b.fieldType(f, v) {
+			continue
+		}
+		for _, o := range strings.Split(jsonOpts, ",") {
+			switch o {
+			case "omitempty", "omitzero":
+			case "string":
+				b.errorf(f.Pos, "field %s: the json \",string\" option is not supported: use a string field", f.GoName)
+			case "inline":
+				b.errorf(f.Pos, "field %s: the json \"inline\" option is not supported: embed the struct instead", f.GoName)
+			}
+		}
+		f.Required = !strings.Contains(","+jsonOpts+",", ",omitempty,") && !strings.Contains(","+jsonOpts+",", ",omitzero,")
+		s := b.typeSchema(f)
+		f.Schema = s
+		description, _ := reflectTagLookup(tag, "jsonschema_description")
+		s.Description = description
+		if _, ok := reflectTagLookup(tag, "jsonschema_extras"); ok {
+			b.errorf(f.Pos, "field %s: jsonschema_extras is not supported: elicitation schemas allow no extra keywords", f.GoName)
+		}
+		schemaTag, _ := reflectTagLookup(tag, "jsonschema")
+		b.schemaTag(f, schemaTag)
+		if vt, ok := reflectTagLookup(tag, "validate"); ok {
+			b.validateTag(f, vt)
+		}
+		if f.Pointer && f.Required && !b.explicitRequired(schemaTag) && !f.NonZero {
+			f.Required = false
+			f.Additions = append(f.Additions, Addition{f.Name, "required", ReasonPointerOptional})
+		}
+		if s.Description == "" && doc != nil {
+			if text := docText(doc); text != "" {
+				s.Description = text
+				f.Additions = append(f.Additions, Addition{f.Name, "description", ReasonDocComment})
+			}
+		}
+		b.credential(f, allowCredential, allowSeen)
+		if prev, dup := props[f.Name]; dup {
+			b.errorf(f.Pos, "duplicate property %q: field %s and field %s both use it", f.Name, strings.Join(prev.Path, "."), strings.Join(f.Path, "."))
+			continue
+		}
+		props[f.Name] = f
+		f.Index = len(form.Fields)
+		form.Fields = append(form.Fields, f)
+	}
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+func (b *builder) explicitRequired(schemaTag string) bool {
+	for _, p := range splitOnUnescapedCommas(schemaTag) {
+		if p == "required" {
+			return true
+		}
+	}
+	return false
+}
+
+// docText turns a field's doc comment into a description: the text without
+// directives, lines joined by spaces within a paragraph.
+func docText(cg *ast.CommentGroup) string {
+	text := strings.TrimSpace(cg.Text())
+	paras := strings.Split(text, "\n\n")
+	for i, p := range paras {
+		paras[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+func isTime(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Time"
+}
+
+// fieldType classifies the field's Go type, reporting types outside the subset.
+func (b *builder) fieldType(f *Field, v *types.Var) bool {
+	t := v.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		elem := p.Elem()
+		if _, ok := elem.Underlying().(*types.Struct); ok && !isTime(elem) {
+			b.errorf(f.Pos, "field %s: pointer to struct %s is not allowed: elicitation forms are flat", f.GoName, b.typeString(elem))
+			return false
+		}
+		if _, ok := elem.Underlying().(*types.Basic); !ok && !isTime(elem) {
+			b.errorf(f.Pos, "field %s: type %s is not allowed: only pointers to strings, numbers, booleans and time.Time", f.GoName, b.typeString(t))
+			return false
+		}
+		f.Pointer = true
+		t = elem
+	}
+	if isTime(t) {
+		f.Kind = KindTime
+		return true
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsString != 0:
+			f.Kind = KindString
+			if named, ok := t.(*types.Named); ok {
+				if e := b.enumOf(named, f.Pos); e != nil {
+					f.Kind, f.Enum = KindEnum, e
+				}
+			}
+		case u.Kind() == types.Bool:
+			f.Kind = KindBool
+		case u.Info()&types.IsInteger != 0 && u.Kind() != types.Uintptr:
+			if u.Info()&types.IsUnsigned != 0 {
+				f.Kind = KindUint
+			} else {
+				f.Kind = KindInt
+			}
+			f.Bits = intBits(u.Kind())
+		case u.Info()&types.IsFloat != 0:
+			f.Kind = KindFloat
+			f.Bits = 64
+			if u.Kind() == types.Float32 {
+				f.Bits = 32
+			}
+		default:
+			b.errorf(f.Pos, "field %s: type %s is not allowed: use a string, number or boolean", f.GoName, b.typeString(t))
+			return false
+		}
+		return true
+	case *types.Struct:
+		b.errorf(f.Pos, "field %s: nested struct %s is not allowed: elicitation forms are flat; embed it or flatten its fields", f.GoName, b.typeString(t))
+	case *types.Map:
+		b.errorf(f.Pos, "field %s: map %s is not allowed: elicitation forms are flat", f.GoName, b.typeString(t))
+	case *types.Interface:
+		b.errorf(f.Pos, "field %s: interface %s is not allowed: a property needs a concrete type", f.GoName, b.typeString(t))
+	case *types.Slice:
+		if f.Pointer {
+			b.errorf(f.Pos, "field %s: type %s is not allowed", f.GoName, b.typeString(v.Type()))
+			return false
+		}
+		if named, ok := u.Elem().(*types.Named); ok {
+			if eb, ok := named.Underlying().(*types.Basic); ok && eb.Info()&types.IsString != 0 {
+				if e := b.enumOf(named, f.Pos); e != nil {
+					f.Kind, f.Enum = KindMultiSelect, e
+					return true
+				}
+			}
+		}
+		b.errorf(f.Pos, "field %s: slice %s is not allowed: only a slice of a string enum type (a multi-select) is", f.GoName, b.typeString(t))
+	case *types.Pointer:
+		b.errorf(f.Pos, "field %s: type %s is not allowed", f.GoName, b.typeString(v.Type()))
+	default:
+		b.errorf(f.Pos, "field %s: type %s is not allowed in an elicitation form", f.GoName, b.typeString(t))
+	}
+	return false
+}
+
+func (b *builder) typeString(t types.Type) string { return types.TypeString(t, b.qualifier) }
+
+func intBits(k types.BasicKind) int {
+	switch k {
+	case types.Int8, types.Uint8:
+		return 8
+	case types.Int16, types.Uint16:
+		return 16
+	case types.Int32, types.Uint32:
+		return 32
+	}
+	return 64 // int and uint are treated as 64 bits: generated code must build on every platform, and bounds follow the widest
+}
+
+// enumOf returns the enum of a named string type: its constants, in source
+// order, with titles from their comments. A type without constants is a
+// plain string.
+func (b *builder) enumOf(named *types.Named, usePos token.Pos) *Enum {
+	pkg := named.Obj().Pkg()
+	if pkg == nil {
+		return nil
+	}
+	var consts []*types.Const
+	scope := pkg.Scope()
+	for _, n := range scope.Names() {
+		c, ok := scope.Lookup(n).(*types.Const)
+		if !ok || !types.Identical(c.Type(), named) {
+			continue
+		}
+		if pkg != b.src.Pkg && !c.Exported() {
+			continue
+		}
+		consts = append(consts, c)
+	}
+	if len(consts) == 0 {
+		return nil
+	}
+	sort.SliceStable(consts, func(i, j int) bool { return consts[i].Pos() < consts[j].Pos() })
+	e := &Enum{Type: named}
+	seen := map[string]bool{}
+	for _, c := range consts {
+		if c.Val().Kind() != constant.String {
+			continue
+		}
+		val := constant.StringVal(c.Val())
+		if val == "" {
+			b.errorf(c.Pos(), "enum member %s of %s is empty: clients cannot show an empty choice", c.Name(), named.Obj().Name())
+			continue
+		}
+		if seen[val] {
+			continue // two names for one value (an alias): offered once
+		}
+		seen[val] = true
+		m := EnumMember{Const: c.Name(), Value: val}
+		if vs := b.constSpecs[c.Pos()]; vs != nil {
+			if vs.Comment != nil {
+				m.Title = docText(vs.Comment)
+			} else if vs.Doc != nil {
+				m.Title = docText(vs.Doc)
+			}
+		}
+		e.Members = append(e.Members, m)
+	}
+	if len(e.Members) == 0 {
+		b.errorf(usePos, "enum %s has no usable members", named.Obj().Name())
+		return nil
+	}
+	return e
+}
+
+// typeSchema is the schema invopop reflects for the field's type, plus the
+// enum additions.
+func (b *builder) typeSchema(f *Field) *jsonschema.Schema {
+	s := &jsonschema.Schema{}
+	switch f.Kind {
+	case KindString:
+		s.Type = "string"
+	case KindInt, KindUint:
+		s.Type = "integer"
+	case KindFloat:
+		s.Type = "number"
+	case KindBool:
+		s.Type = "boolean"
+	case KindTime:
+		s.Type, s.Format = "string", "date-time"
+		f.Format = "date-time"
+	case KindEnum:
+		s.Type = "string"
+		setEnum(s, f.Enum)
+		f.Additions = append(f.Additions, Addition{f.Name, enumKeyword(f.Enum), ReasonEnumConstants})
+	case KindMultiSelect:
+		s.Type = "array"
+		s.Items = &jsonschema.Schema{}
+		if f.Enum.Titled() {
+			for _, m := range f.Enum.Members {
+				s.Items.AnyOf = append(s.Items.AnyOf, &jsonschema.Schema{Const: m.Value, Title: m.Title})
+			}
+		} else {
+			s.Items.Type = "string"
+			for _, m := range f.Enum.Members {
+				s.Items.Enum = append(s.Items.Enum, m.Value)
+			}
+		}
+		f.Additions = append(f.Additions, Addition{f.Name, "items", ReasonEnumConstants})
+	}
+	return s
+}
+
+func enumKeyword(e *Enum) string {
+	if e.Titled() {
+		return "oneOf"
+	}
+	return "enum"
+}
+
+func setEnum(s *jsonschema.Schema, e *Enum) {
+	s.Enum, s.OneOf = nil, nil
+	if e.Titled() {
+		for _, m := range e.Members {
+			s.OneOf = append(s.OneOf, &jsonschema.Schema{Const: m.Value, Title: m.Title})
+		}
+		return
+	}
+	for _, m := range e.Members {
+		s.Enum = append(s.Enum, m.Value)
+	}
+}
+
+// reflectTagLookup is reflect.StructTag.Lookup on a raw tag string.
+func reflectTagLookup(tag, key string) (string, bool) {
+	for tag != "" {
+		i := 0
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		tag = tag[i:]
+		if tag == "" {
+			break
+		}
+		i = 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			break
+		}
+		name := tag[:i]
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			break
+		}
+		qvalue := tag[:i+1]
+		tag = tag[i+1:]
+		if key == name {
+			value, err := strconv.Unquote(qvalue)
+			if err != nil {
+				break
+			}
+			return value, true
+		}
+	}
+	return "", false
+}
+
+// splitOnUnescapedCommas splits a jsonschema tag as invopop does: a comma
+// preceded by a backslash is part of the value.
+func splitOnUnescapedCommas(tag string) []string {
+	parts := strings.Split(tag, ",")
+	out := []string{parts[0]}
+	for _, p := range parts[1:] {
+		last := out[len(out)-1]
+		if last != "" && last[len(last)-1] == '\\' {
+			out[len(out)-1] = last[:len(last)-1] + "," + p
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// jsonschema tag keys invopop understands that elicitation schemas cannot
+// carry; reported as unsupported rather than unknown.
+var unsupportedSchemaKeys = map[string]string{
+	"pattern":          "elicitation schemas do not allow pattern",
+	"type":             "the type comes from the Go type",
+	"anchor":           "elicitation schemas allow no anchors",
+	"oneof_required":   "elicitation schemas allow no oneOf",
+	"anyof_required":   "elicitation schemas allow no anyOf",
+	"oneof_ref":        "elicitation schemas allow no $ref",
+	"anyof_ref":        "elicitation schemas allow no $ref",
+	"oneof_type":       "elicitation schemas allow one type per property",
+	"anyof_type":       "elicitation schemas allow one type per property",
+	"multipleOf":       "elicitation schemas do not allow multipleOf",
+	"exclusiveMinimum": "elicitation schemas do not allow exclusiveMinimum",
+	"exclusiveMaximum": "elicitation schemas do not allow exclusiveMaximum",
+	"readOnly":         "elicitation schemas do not allow readOnly",
+	"writeOnly":        "elicitation schemas do not allow writeOnly",
+	"example":          "elicitation schemas do not allow examples",
+	"uniqueItems":      "elicitation schemas do not allow uniqueItems",
+	"nullable":         "elicitation schemas allow no null type; leave the property optional instead",
+}
+
+// schemaTag applies a jsonschema tag, with invopop's meaning, reporting
+// every key invopop would drop silently.
+func (b *builder) schemaTag(f *Field, tag string) {
+	if tag == "" {
+		return
+	}
+	s := f.Schema
+	seen := map[string]bool{}
+	var enum []string
+	var defaults []string
+	for i, part := range splitOnUnescapedCommas(tag) {
+		if part == "" {
+			if i == 0 {
+				continue // invopop's first element may be empty: `jsonschema:",title=x"`
+			}
+			b.errorf(f.Pos, "field %s: empty element in jsonschema tag", f.GoName)
+			continue
+		}
+		key, val, hasVal := strings.Cut(part, "=")
+		if why, ok := unsupportedSchemaKeys[key]; ok {
+			b.errorf(f.Pos, "field %s: jsonschema tag key %q is not supported: %s", f.GoName, key, why)
+			continue
+		}
+		if !hasVal {
+			switch key {
+			case "required":
+				f.Required = true
+			case "-":
+			default:
+				if _, known := knownSchemaKeys[key]; known {
+					b.errorf(f.Pos, "field %s: malformed jsonschema tag element %q: want %s=value", f.GoName, part, key)
+				} else {
+					b.errorf(f.Pos, "field %s: unknown jsonschema tag key %q", f.GoName, key)
+				}
+			}
+			continue
+		}
+		if _, known := knownSchemaKeys[key]; !known {
+			b.errorf(f.Pos, "field %s: unknown jsonschema tag key %q", f.GoName, key)
+			continue
+		}
+		if seen[key] && key != "enum" && !(key == "default" && f.Kind == KindMultiSelect) {
+			b.errorf(f.Pos, "field %s: jsonschema tag key %q given more than once", f.GoName, key)
+			continue
+		}
+		seen[key] = true
+		switch key {
+		case "title":
+			s.Title = val
+		case "description":
+			s.Description = val
+		case "minLength", "maxLength":
+			if !b.wantKind(f, key, KindString) {
+				continue
+			}
+			n, ok := b.parseCount(f, key, val)
+			if !ok {
+				continue
+			}
+			if key == "minLength" {
+				s.MinLength, f.MinLength = n, n
+			} else {
+				s.MaxLength, f.MaxLength = n, n
+			}
+		case "minItems", "maxItems":
+			if !b.wantKind(f, key, KindMultiSelect) {
+				continue
+			}
+			n, ok := b.parseCount(f, key, val)
+			if !ok {
+				continue
+			}
+			if key == "minItems" {
+				s.MinItems, f.MinItems = n, n
+			} else {
+				s.MaxItems, f.MaxItems = n, n
+			}
+		case "minimum", "maximum":
+			if !b.wantKind(f, key, KindInt, KindUint, KindFloat) {
+				continue
+			}
+			num, ok := b.parseBound(f, key, val)
+			if !ok {
+				continue
+			}
+			if key == "minimum" {
+				s.Minimum, f.Minimum = num, &num
+			} else {
+				s.Maximum, f.Maximum = num, &num
+			}
+		case "format":
+			if !b.wantKind(f, key, KindString, KindTime) {
+				continue
+			}
+			if f.Kind == KindTime && val != "date-time" && val != "date" {
+				b.errorf(f.Pos, "field %s: format %q does not fit time.Time: use \"date-time\" or \"date\"", f.GoName, val)
+				continue
+			}
+			s.Format, f.Format = val, val
+		case "enum":
+			if f.Kind == KindEnum || f.Kind == KindMultiSelect {
+				b.errorf(f.Pos, "field %s: enum tag on a field of enum type %s: its constants are the members", f.GoName, f.Enum.Type.Obj().Name())
+				continue
+			}
+			if f.Kind != KindString {
+				b.errorf(f.Pos, "field %s: enum applies to string fields, not %s", f.GoName, b.typeString(f.Type))
+				continue
+			}
+			if val == "" {
+				b.errorf(f.Pos, "field %s: empty enum member: clients cannot show an empty choice", f.GoName)
+				continue
+			}
+			enum = append(enum, val)
+		case "default":
+			defaults = append(defaults, val)
+		}
+	}
+	if len(enum) > 0 {
+		e := &Enum{}
+		for _, v := range enum {
+			e.Members = append(e.Members, EnumMember{Value: v})
+		}
+		f.Kind, f.Enum = KindEnum, e
+		for _, v := range enum {
+			s.Enum = append(s.Enum, v)
+		}
+	}
+	if len(defaults) > 0 {
+		b.setDefault(f, defaults)
+	}
+}
+
+var knownSchemaKeys = map[string]struct{}{
+	"title": {}, "description": {}, "enum": {}, "default": {}, "minLength": {}, "maxLength": {},
+	"format": {}, "minimum": {}, "maximum": {}, "minItems": {}, "maxItems": {}, "required": {},
+}
+
+func kindName(k Kind) string {
+	switch k {
+	case KindString:
+		return "string"
+	case KindInt, KindUint:
+		return "integer"
+	case KindFloat:
+		return "number"
+	case KindBool:
+		return "boolean"
+	case KindEnum:
+		return "enum"
+	case KindMultiSelect:
+		return "multi-select"
+	case KindTime:
+		return "time.Time"
+	}
+	return "unknown"
+}
+
+func (b *builder) wantKind(f *Field, key string, kinds ...Kind) bool {
+	for _, k := range kinds {
+		if f.Kind == k {
+			return true
+		}
+	}
+	var names []string
+	for _, k := range kinds {
+		if n := kindName(k); len(names) == 0 || names[len(names)-1] != n {
+			names = append(names, n)
+		}
+	}
+	b.errorf(f.Pos, "field %s: %s applies to %s fields, not to %s fields", f.GoName, key, strings.Join(names, " or "), kindName(f.Kind))
+	return false
+}
+
+func (b *builder) parseCount(f *Field, key, val string) (*uint64, bool) {
+	n, err := strconv.ParseUint(val, 10, 64)
+	if err != nil || n > 1<<53 {
+		b.errorf(f.Pos, "field %s: %s %q is not a non-negative integer", f.GoName, key, val)
+		return nil, false
+	}
+	return &n, true
+}
+
+// parseBound parses minimum/maximum, checking that it fits the Go type: a
+// bound an integer field cannot reach is a mistake.
+func (b *builder) parseBound(f *Field, key, val string) (json.Number, bool) {
+	if _, err := strconv.ParseFloat(val, 64); err != nil || !json.Valid([]byte(val)) {
+		b.errorf(f.Pos, "field %s: %s %q is not a number", f.GoName, key, val)
+		return "", false
+	}
+	switch f.Kind {
+	case KindInt:
+		iv, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			b.errorf(f.Pos, "field %s: %s %q is not an integer (the field is %s)", f.GoName, key, val, b.typeString(f.Type))
+			return "", false
+		}
+		lo, hi := intRange(f.Bits)
+		if iv < lo || iv > hi {
+			b.errorf(f.Pos, "field %s: %s %s is out of the range of %s", f.GoName, key, val, b.typeString(f.Type))
+			return "", false
+		}
+	case KindUint:
+		uv, err := strconv.ParseUint(val, 10, 64)
+		if err != nil {
+			b.errorf(f.Pos, "field %s: %s %q is not a non-negative integer (the field is %s)", f.GoName, key, val, b.typeString(f.Type))
+			return "", false
+		}
+		if uv > uintMax(f.Bits) {
+			b.errorf(f.Pos, "field %s: %s %s is out of the range of %s", f.GoName, key, val, b.typeString(f.Type))
+			return "", false
+		}
+	case KindFloat:
+		if f.Bits == 32 {
+			if _, err := strconv.ParseFloat(val, 32); err != nil {
+				b.errorf(f.Pos, "field %s: %s %s is out of the range of float32", f.GoName, key, val)
+				return "", false
+			}
+		}
+	}
+	return json.Number(val), true
+}
+
+func intRange(bits int) (int64, int64) {
+	switch bits {
+	case 8:
+		return -1 << 7, 1<<7 - 1
+	case 16:
+		return -1 << 15, 1<<15 - 1
+	case 32:
+		return -1 << 31, 1<<31 - 1
+	}
+	return -1 << 63, 1<<63 - 1
+}
+
+func uintMax(bits int) uint64 {
+	if bits == 64 {
+		return 1<<64 - 1
+	}
+	return 1<<uint(bits) - 1
+}
+
+// setDefault parses default= values by the field's kind, as invopop does,
+// but reports values invopop would drop.
+func (b *builder) setDefault(f *Field, vals []string) {
+	s := f.Schema
+	if f.Kind != KindMultiSelect && len(vals) > 1 {
+		b.errorf(f.Pos, "field %s: jsonschema tag key \"default\" given more than once", f.GoName)
+		return
+	}
+	v := vals[0]
+	switch f.Kind {
+	case KindString, KindEnum:
+		s.Default, f.Default = v, v
+	case KindTime:
+		b.errorf(f.Pos, "field %s: default is not supported on time.Time fields", f.GoName)
+	case KindBool:
+		switch v {
+		case "true":
+			s.Default, f.Default = true, true
+		case "false":
+			s.Default, f.Default = false, false
+		default:
+			b.errorf(f.Pos, "field %s: default %q is not a boolean", f.GoName, v)
+		}
+	case KindInt, KindUint, KindFloat:
+		if _, err := strconv.ParseFloat(v, 64); err != nil || !json.Valid([]byte(v)) {
+			b.errorf(f.Pos, "field %s: default %q is not a number", f.GoName, v)
+			return
+		}
+		ok := true
+		switch f.Kind {
+		case KindInt:
+			iv, err := strconv.ParseInt(v, 10, 64)
+			lo, hi := intRange(f.Bits)
+			ok = err == nil && iv >= lo && iv <= hi
+		case KindUint:
+			uv, err := strconv.ParseUint(v, 10, 64)
+			ok = err == nil && uv <= uintMax(f.Bits)
+		}
+		if !ok {
+			b.errorf(f.Pos, "field %s: default %s does not fit %s", f.GoName, v, b.typeString(f.Type))
+			return
+		}
+		s.Default, f.Default = json.Number(v), json.Number(v)
+	case KindMultiSelect:
+		list := make([]any, len(vals))
+		strs := make([]string, len(vals))
+		for i, x := range vals {
+			list[i], strs[i] = x, x
+		}
+		s.Default, f.Default = list, strs
+	}
+}

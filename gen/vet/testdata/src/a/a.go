@@ -1,0 +1,43 @@
+package a
+
+import "time"
+
+type Family string
+
+const (
+	IPv4 Family = "ipv4-unicast" // IPv4 unicast
+	IPv6 Family = "ipv6-unicast" // IPv6 unicast
+)
+
+// Good is inside the subset: no reports.
+//
+//elicit:form
+type Good struct {
+	// Address of the peer.
+	Address string    `json:"address" validate:"required,ip"`
+	ASN     int64     `json:"asn" jsonschema:"title=AS number,minimum=1,maximum=4294967295"`
+	Family  Family    `json:"family"`
+	Extra   []Family  `json:"extra,omitempty"`
+	When    time.Time `json:"when,omitempty"`
+}
+
+type Inner struct{ A string }
+
+//elicit:form
+type Bad struct {
+	Nested   Inner             `json:"nested"`                                   // want `field Nested: nested struct Inner is not allowed`
+	Map      map[string]string `json:"map"`                                      // want `field Map: map map\[string\]string is not allowed`
+	Strings  []string          `json:"strings"`                                  // want `field Strings: slice \[\]string is not allowed`
+	Pattern  string            `json:"pattern" jsonschema:"pattern=^a$"`         // want `jsonschema tag key "pattern" is not supported`
+	Unknown  string            `json:"unknown" jsonschema:"colour=red"`          // want `unknown jsonschema tag key "colour"`
+	Crossed  int               `json:"crossed" jsonschema:"minimum=5,maximum=1"` // want `field Crossed: minimum 5 is greater than maximum 1`
+	Password string            `json:"password"`                                 // want `looks like it asks for a password`
+	Dup      string            `json:"unknown"`                                  // want `duplicate property "unknown"`
+	//elicit:allow-credential the value names a key, it is not one
+	KeyName string `json:"api_key_name"`
+}
+
+// Unmarked is not a form: nothing is reported.
+type Unmarked struct {
+	Nested Inner `json:"nested"`
+}

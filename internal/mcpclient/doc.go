@@ -1,0 +1,71 @@
+// Package mcpclient is a small, strict MCP client for the Streamable HTTP
+// transport, written to drive servers from tests and from cmd/mcptest.
+//
+// It speaks both protocol eras:
+//
+//   - Legacy (2025-03-26, 2025-06-18 — the default — and 2025-11-25):
+//     [Connect] POSTs initialize, keeps the Mcp-Session-Id, sends
+//     notifications/initialized and from then on the MCP-Protocol-Version
+//     header the server negotiated. A POST's reply may be application/json
+//     or text/event-stream; on a stream, server-to-client requests
+//     (elicitation/create, ping) are answered by separate POSTs of the
+//     JSON-RPC response (202 expected, any 2xx taken) while the stream is
+//     read on until the call's response arrives. Notifications are shown in
+//     the trace and passed to [Options.OnNotification]; a 2025-11-25
+//     notifications/elicitation/complete gets a trace note. A stream that
+//     ends early after events with ids is resumed with GET and
+//     Last-Event-ID. With [Options.Listen] the standalone GET stream is
+//     opened too, for servers that send requests outside a call's stream
+//     (405 means the server has none). When a call's context ends before its
+//     response, notifications/cancelled is sent so the server's handler
+//     stops. [Client.Close] DELETEs the session.
+//   - Modern (2026-07-28): no handshake and no session. Every request
+//     carries _meta with io.modelcontextprotocol/protocolVersion,
+//     clientCapabilities and clientInfo, and the MCP-Protocol-Version,
+//     Mcp-Method and (for tools/call, prompts/get, resources/read) Mcp-Name
+//     headers. [Connect] calls server/discover to check the version. A
+//     tools/call result with resultType "input_required" is answered from
+//     its inputRequests through [Options.OnElicit] and retried with a new id,
+//     inputResponses and the echoed requestState until it is complete. A
+//     server request on a modern stream is a protocol error (servers must
+//     not send them), not a hang.
+//
+// Elicitation. Declare it with Capabilities.Elicitation: &ElicitationCapability{}
+// sends {} (form only, the 2025-06-18 shape); Form and URL list the modes
+// explicitly ({"form":{},"url":{}}, 2025-11-25 and later). An elicitation in
+// a mode the client did not declare is refused with JSON-RPC error -32602
+// before OnElicit sees it; without the capability, elicitation/create gets
+// -32601. OnElicit runs in its own goroutine per elicitation and must return
+// when its context is done (the call ended or timed out).
+//
+// Concurrency. A Client is safe for concurrent use. Each call is its own
+// POST with its own response stream, so several CallTool calls and their
+// elicitations can be in flight on one session.
+//
+// Errors. A JSON-RPC error response is an [*RPCError] (use errors.As), a
+// non-2xx HTTP answer without one an [*HTTPError]. Sentinels for errors.Is:
+// [ErrClosed], [ErrSessionNotFound] (404 on a session request: connect
+// again), [ErrUnsupportedProtocol], [ErrProtocol] (the server broke the
+// protocol), [ErrStreamEnded], [ErrTooManyRounds]. A tool result with
+// isError set is a result, not an error.
+//
+// Trace. With [Options.Trace] set, every HTTP exchange is written as
+// numbered lines:
+//
+//	[3] > POST http://127.0.0.1:41234/mcp        request line, MCP headers, body
+//	[3] > Mcp-Session-Id: 4XJ...
+//	[3] > {"jsonrpc":"2.0","id":2,"method":"tools/call",...}
+//	[3] < HTTP/1.1 200 OK                          status and MCP headers
+//	[3] < Content-Type: text/event-stream
+//	[3] < sse id="..." event="message"             one SSE frame: id/event/retry
+//	[3] < sse data: {"jsonrpc":"2.0","id":1,"method":"elicitation/create",...}
+//	[4] > POST http://127.0.0.1:41234/mcp        the answer, as its own exchange
+//	[3] * stream ended before the response; ...  a note from the client
+//
+// Only MCP-relevant headers are shown (never Authorization or cookies).
+//
+// Not done: the 2026-07-28 Mcp-Param-* headers for tool parameters that a
+// tool's input schema annotates with x-mcp-header (a server that requires
+// them answers -32020); sampling and roots requests (answered -32601); a new
+// session after ErrSessionNotFound (connect again).
+package mcpclient

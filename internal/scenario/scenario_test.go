@@ -1,0 +1,49 @@
+package scenario
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestScenarios builds mcptest and the example servers once and runs every
+// testdata/scenarios/*.ci file against a fresh server.
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/scenarios/*.ci")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../cmd/mcptest", "../../examples/ze")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building: %v\n%s", err, out)
+	}
+	bins := Binaries{Client: filepath.Join(dir, "mcptest"), Servers: map[string]string{"ze": filepath.Join(dir, "ze")}}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".ci")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Parse(filepath.Base(file), data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Run(context.Background(), bins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, problem := range s.Check(res) {
+				t.Error(problem)
+			}
+			if t.Failed() {
+				t.Logf("stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
