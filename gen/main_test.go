@@ -109,6 +109,37 @@ func TestMainRegeneratesStaleOutput(t *testing.T) {
 	}
 }
 
+// TestMainFirstGenerationWithElicitCalls: code calling runtime.Elicit[T]
+// on a form that has no generated methods yet does not type-check; the first
+// go generate must still work (it is how every user starts).
+func TestMainFirstGenerationWithElicitCalls(t *testing.T) {
+	src := "package demo\n\n" +
+		"import (\n\t\"context\"\n\n\t\"github.com/go-elicit/elicit/runtime\"\n)\n\n" +
+		"//elicit:form\ntype DemoForm struct {\n\tName string `json:\"name\"`\n}\n\n" +
+		"func ask(ctx context.Context, s *runtime.Session) (DemoForm, error) {\n" +
+		"\treturn runtime.Elicit[DemoForm](ctx, s, \"name?\")\n}\n"
+	dir := scratchPackage(t, map[string]string{"demo.go": src})
+	if code, stderr := runMain(t, dir); code != 0 {
+		t.Fatalf("first generation: exit %d:\n%s", code, stderr)
+	}
+	vet := exec.Command("go", "vet", ".")
+	vet.Dir = dir
+	if out, err := vet.CombinedOutput(); err != nil {
+		t.Fatalf("generated package does not build: %v\n%s", err, out)
+	}
+	// Any other type error still stops the generator.
+	broken := strings.Replace(src, `"name?")`, `"name?", 42)`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "demo.go"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "demo_elicit.go")); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := runMain(t, dir); code == 0 || !strings.Contains(stderr, "cannot load") {
+		t.Fatalf("a real type error was ignored: exit %d:\n%s", code, stderr)
+	}
+}
+
 func TestMainOutputFlag(t *testing.T) {
 	dir := scratchPackage(t, map[string]string{"demo.go": mainForm})
 	out := filepath.Join(dir, "custom_name.go")
