@@ -259,3 +259,14 @@ func formatNumber(n json.Number) string {
 	}
 	return string(n)
 }
+
+// SortDiagnostics orders diagnostics by position, then message, so every
+// driver (elicitgen, elicitvet) lists them the same way.
+func SortDiagnostics(ds []Diagnostic) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].Pos != ds[j].Pos {
+			return ds[i].Pos < ds[j].Pos
+		}
+		return ds[i].Message < ds[j].Message
+	})
+}

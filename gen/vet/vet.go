@@ -34,6 +34,7 @@ func run(pass *analysis.Pass) (any, error) {
 	src := &gen.Source{Fset: pass.Fset, Files: pass.Files, Pkg: pass.Pkg, Info: pass.TypesInfo}
 	forms, diags := gen.Build(src, nil)
 	diags = append(diags, gen.Check(forms)...)
+	gen.SortDiagnostics(diags)
 	for _, d := range diags {
 		pass.Reportf(d.Pos, "%s", d.Message)
 	}
