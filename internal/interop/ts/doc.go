@@ -1,0 +1,20 @@
+// Package ts holds the interop test of the ze example against the official
+// TypeScript MCP SDK client, @modelcontextprotocol/sdk, pinned to one exact
+// version in package.json and package-lock.json.
+//
+//	go test ./internal/interop/ts
+//
+// The test needs Node.js 18 or newer and npm on PATH and fails, rather than
+// skips, without them. It installs the pinned client with npm ci into
+// node_modules here whenever node_modules is missing or was installed from a
+// different package.json or package-lock.json (a stamp file records their
+// hash), builds examples/ze, starts it on a free loopback port and runs
+// interop.mjs once per case:
+//
+//	node interop.mjs URL [CASE...]   one JSON line per case on stdout
+//	node interop.mjs --list          the case names
+//
+// The script only reports what the client saw; the test asserts it. To move
+// the pin, edit package.json and run npm install here; the lock file must
+// keep no "resolved" URLs (npm ci does not need them).
+package ts

@@ -1,0 +1,160 @@
+// interop.mjs drives examples/ze with the official TypeScript MCP SDK client
+// (@modelcontextprotocol/sdk, pinned in package.json) over Streamable HTTP.
+//
+//	node interop.mjs URL [CASE...]
+//	node interop.mjs --list
+//
+// With no CASE it runs every case. For each case it prints one JSON line on
+// standard output:
+//
+//	{"case":NAME,"protocolVersion":V,"isError":B,"text":T,"elicitations":[...]}
+//
+// or, when the client itself failed (connect, request, timeout),
+// {"case":NAME,"protocolVersion":V,"failure":MESSAGE,"elicitations":[...]}.
+// "elicitations" records every elicitation/create request the client saw
+// (message, mode, requestedSchema) in order. The script only reports; the Go
+// test (ts_test.go) decides what is right. It exits 0 when every case ran to a
+// report, 1 on a failure, 2 on bad usage.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+// caseTimeoutMs bounds one case: connect, the call and its elicitations.
+const caseTimeoutMs = 15000;
+
+const peer = {
+  address: '192.0.2.7',
+  asn: 65001,
+  family: 'ipv6-unicast',
+  extra: ['l2vpn-evpn'],
+  passive: true,
+  contact: 'noc@example.net',
+};
+
+const accept = (content) => ({ action: 'accept', content });
+
+// cases: tool and arguments, the elicitation answers replayed in order
+// (null = a client without the elicitation capability), and optionally the
+// protocol version the client offers in initialize.
+const cases = {
+  'accept': { tool: 'ze_execute', args: {}, answers: [accept({ command: 'show bgp peer list' })] },
+  'accept-unknown': { tool: 'ze_execute', args: {}, answers: [accept({ command: 'reboot' })] },
+  'decline': { tool: 'ze_execute', args: {}, answers: [{ action: 'decline' }] },
+  'cancel': { tool: 'ze_execute', args: {}, answers: [{ action: 'cancel' }] },
+  'command-given': { tool: 'ze_execute', args: { command: 'show version' }, answers: [] },
+  'no-capability': { tool: 'ze_execute', args: {}, answers: null },
+  // The TypeScript client checks only the result's shape (content values are
+  // string, number, boolean or string[]), not the requested schema, so these
+  // answers reach the server and only its own validation stands in the way.
+  'bad-content': { tool: 'ze_execute', args: {}, answers: [accept({ command: 42 })] },
+  'add-peer': { tool: 'ze_add_peer', args: {}, answers: [accept(peer), accept({ confirm: true })] },
+  'add-peer-second-declined': { tool: 'ze_add_peer', args: {}, answers: [accept(peer), { action: 'decline' }] },
+  'add-peer-bad-content': {
+    tool: 'ze_add_peer',
+    args: {},
+    answers: [accept({ asn: 'many', family: 'ipv9-unicast', passive: false })],
+  },
+  'add-peer-no-capability': { tool: 'ze_add_peer', args: {}, answers: null },
+  // The SDK always offers its latest version (2025-11-25); these cases
+  // rewrite the offer in initialize to see the 2025-06-18 behaviour.
+  'legacy-2025-06-18-accept': {
+    tool: 'ze_execute',
+    args: {},
+    answers: [accept({ command: 'show bgp peer list' })],
+    offer: '2025-06-18',
+  },
+  'legacy-2025-06-18-add-peer': { tool: 'ze_add_peer', args: {}, answers: [], offer: '2025-06-18' },
+};
+
+// offeringFetch returns a fetch that rewrites the protocolVersion of the
+// initialize request to version; every other request goes out unchanged.
+function offeringFetch(version) {
+  return async (url, init) => {
+    if (init && typeof init.body === 'string') {
+      const msg = JSON.parse(init.body);
+      if (msg && msg.method === 'initialize') {
+        msg.params.protocolVersion = version;
+        init = { ...init, body: JSON.stringify(msg) };
+      }
+    }
+    return fetch(url, init);
+  };
+}
+
+async function runCase(url, name, c) {
+  const report = { case: name, elicitations: [] };
+  const options = c.answers === null ? {} : { capabilities: { elicitation: {} } };
+  const client = new Client({ name: 'elicit-interop-ts', version: '1.0.0' }, options);
+  if (c.answers !== null) {
+    const answers = [...c.answers];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const p = request.params;
+      report.elicitations.push({ message: p.message, mode: p.mode ?? null, requestedSchema: p.requestedSchema ?? null });
+      return answers.shift() ?? { action: 'cancel' };
+    });
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(url), c.offer ? { fetch: offeringFetch(c.offer) } : undefined);
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`case still running after ${caseTimeoutMs} ms`)), caseTimeoutMs);
+  });
+  try {
+    await Promise.race([
+      (async () => {
+        await client.connect(transport, { timeout: caseTimeoutMs });
+        report.protocolVersion = transport.protocolVersion ?? null;
+        const res = await client.callTool({ name: c.tool, arguments: c.args }, undefined, { timeout: caseTimeoutMs });
+        report.isError = res.isError === true;
+        report.text = (res.content ?? []).filter((x) => x.type === 'text').map((x) => x.text).join('');
+      })(),
+      timeout,
+    ]);
+  } catch (err) {
+    report.protocolVersion ??= transport.protocolVersion ?? null;
+    report.failure = err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
+    // Ends the session (DELETE) and closes the transport; a failure here
+    // does not change what the case saw.
+    try {
+      await transport.terminateSession();
+    } catch {}
+    try {
+      await client.close();
+    } catch {}
+  }
+  return report;
+}
+
+async function main(argv) {
+  if (argv[0] === '--list') {
+    for (const name of Object.keys(cases)) console.log(name);
+    return 0;
+  }
+  if (argv.length < 1 || argv[0].startsWith('-')) {
+    console.error('usage: node interop.mjs URL [CASE...] | --list');
+    return 2;
+  }
+  const [url, ...names] = argv;
+  try {
+    new URL(url);
+  } catch {
+    console.error(`interop: bad server URL ${JSON.stringify(url)}`);
+    return 2;
+  }
+  for (const name of names) {
+    if (!Object.hasOwn(cases, name)) {
+      console.error(`interop: unknown case ${JSON.stringify(name)}; known: ${Object.keys(cases).join(', ')}`);
+      return 2;
+    }
+  }
+  let code = 0;
+  for (const name of names.length > 0 ? names : Object.keys(cases)) {
+    const report = await runCase(url, name, cases[name]);
+    if (report.failure !== undefined) code = 1;
+    console.log(JSON.stringify(report));
+  }
+  return code;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,317 @@
+package ts
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/internal/scenario"
+)
+
+const (
+	script     = "interop.mjs"
+	stampFile  = "node_modules/.elicit-interop-stamp"
+	minNode    = 18 // the SDK's engines field
+	npmTimeout = 5 * time.Minute
+	// caseTimeout bounds one node run; the script gives each case 15 s.
+	caseTimeout = 30 * time.Second
+)
+
+const (
+	askCommand = "Which ze command should run?"
+	askPeer    = "Describe the new BGP peer"
+	askConfirm = "Add peer 192.0.2.7 AS 65001?"
+	peerList   = "peer1 127.0.0.1 AS 1\npeer2 192.0.2.2 AS 64512"
+)
+
+// report is one line of interop.mjs output.
+type report struct {
+	Case            string        `json:"case"`
+	ProtocolVersion *string       `json:"protocolVersion"`
+	IsError         *bool         `json:"isError"`
+	Text            *string       `json:"text"`
+	Failure         *string       `json:"failure"`
+	Elicitations    []elicitation `json:"elicitations"`
+}
+
+type elicitation struct {
+	Message         string         `json:"message"`
+	Mode            *string        `json:"mode"`
+	RequestedSchema map[string]any `json:"requestedSchema"`
+}
+
+// want is what a case must end with.
+type want struct {
+	protocol string
+	isError  bool
+	text     string   // the whole text, when set
+	contains []string // substrings of the text, when text is not set
+	asked    []string // the elicitation messages, in order
+	// required lists the first form's required properties, when set.
+	required []string
+}
+
+var cases = map[string]want{
+	"accept":         {protocol: "2025-11-25", text: peerList, asked: []string{askCommand}, required: []string{"command"}},
+	"accept-unknown": {protocol: "2025-11-25", isError: true, text: "unknown command: reboot", asked: []string{askCommand}},
+	"decline":        {protocol: "2025-11-25", isError: true, text: "the user declined to answer", asked: []string{askCommand}},
+	"cancel":         {protocol: "2025-11-25", isError: true, text: "the user canceled the request", asked: []string{askCommand}},
+	"command-given":  {protocol: "2025-11-25", text: "ze 1.0.0 (elicit example)"},
+	"no-capability":  {protocol: "2025-11-25", isError: true, text: "missing required argument: command"},
+	// The TypeScript client passes {"command": 42} through: only the
+	// server's validation catches it, and its error names the field.
+	"bad-content": {protocol: "2025-11-25", isError: true, contains: []string{`"command" must be a string`}, asked: []string{askCommand}},
+	"add-peer": {
+		protocol: "2025-11-25",
+		text:     "added peer 192.0.2.7 AS 65001 families ipv6-unicast,l2vpn-evpn passive contact noc@example.net",
+		asked:    []string{askPeer, askConfirm},
+		required: []string{"address", "asn", "family", "passive"},
+	},
+	"add-peer-second-declined": {protocol: "2025-11-25", isError: true, text: "the user declined to answer", asked: []string{askPeer, askConfirm}},
+	"add-peer-bad-content": {
+		protocol: "2025-11-25",
+		isError:  true,
+		contains: []string{`"address" is required`, `"asn" must be an integer`, `"family" must be one of`},
+		asked:    []string{askPeer},
+	},
+	"add-peer-no-capability":   {protocol: "2025-11-25", isError: true, text: "ze_add_peer needs a client that supports elicitation"},
+	"legacy-2025-06-18-accept": {protocol: "2025-06-18", text: peerList, asked: []string{askCommand}, required: []string{"command"}},
+	// 2025-06-18 has no multi-select, so the server refuses before asking.
+	"legacy-2025-06-18-add-peer": {protocol: "2025-06-18", isError: true, contains: []string{"multi-select", `"extra"`, "2025-11-25"}},
+}
+
+func TestTypeScriptSDKClient(t *testing.T) {
+	node := requireNode(t)
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One run at a time per work tree: npm ci rewrites node_modules.
+	unlock, err := lockFile(filepath.Join(os.TempDir(), "elicit-interop-ts-"+shortHash(dir)+".lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	ensureModules(t, dir)
+
+	t.Run("cases match the script", func(t *testing.T) {
+		out, err := runNode(t, node, script, "--list")
+		if err != nil {
+			t.Fatalf("%s --list: %v", script, err)
+		}
+		listed := strings.Fields(string(out))
+		var known []string
+		for name := range cases {
+			known = append(known, name)
+		}
+		slices.Sort(listed)
+		slices.Sort(known)
+		if !slices.Equal(listed, known) {
+			t.Fatalf("%s has cases %q, the test expects %q", script, listed, known)
+		}
+	})
+
+	bin := filepath.Join(t.TempDir(), "ze")
+	build := exec.Command("go", "build", "-o", bin, "github.com/go-elicit/elicit/examples/ze")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building examples/ze: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	url, stop, err := scenario.StartServer(ctx, bin, nil)
+	cancel()
+	if err != nil {
+		t.Fatalf("starting ze: %v", err)
+	}
+	t.Cleanup(stop)
+
+	for name, w := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each case is its own session; the server serves them at once
+			r := runCase(t, node, url, name)
+			check(t, r, w)
+		})
+	}
+}
+
+// runCase runs one case of the script and parses its report.
+func runCase(t *testing.T, node, url, name string) report {
+	t.Helper()
+	out, err := runNode(t, node, script, url, name)
+	var r report
+	if jerr := json.Unmarshal(bytes.TrimSpace(out), &r); jerr != nil {
+		t.Fatalf("%s %s: output is not one JSON report (%v; run error: %v):\n%s", script, name, jerr, err, out)
+	}
+	if r.Failure != nil {
+		t.Fatalf("%s %s: the client failed: %s", script, name, *r.Failure)
+	}
+	if err != nil {
+		t.Fatalf("%s %s: %v", script, name, err)
+	}
+	if r.Case != name {
+		t.Fatalf("report is for case %q, want %q", r.Case, name)
+	}
+	return r
+}
+
+func check(t *testing.T, r report, w want) {
+	t.Helper()
+	if r.ProtocolVersion == nil || *r.ProtocolVersion != w.protocol {
+		t.Errorf("negotiated protocol %v, want %q", str(r.ProtocolVersion), w.protocol)
+	}
+	if r.IsError == nil || r.Text == nil {
+		t.Fatalf("report has no tool result: %+v", r)
+	}
+	if *r.IsError != w.isError {
+		t.Errorf("isError = %v, want %v (text %q)", *r.IsError, w.isError, *r.Text)
+	}
+	if w.text != "" && *r.Text != w.text {
+		t.Errorf("text = %q, want %q", *r.Text, w.text)
+	}
+	for _, sub := range w.contains {
+		if !strings.Contains(*r.Text, sub) {
+			t.Errorf("text = %q, want it to contain %q", *r.Text, sub)
+		}
+	}
+	var asked []string
+	for _, e := range r.Elicitations {
+		asked = append(asked, e.Message)
+		// 2025-11-25 names the mode; 2025-06-18 has no mode field at all.
+		switch {
+		case w.protocol == "2025-06-18" && e.Mode != nil:
+			t.Errorf("elicitation %q carries mode %q on 2025-06-18", e.Message, *e.Mode)
+		case w.protocol != "2025-06-18" && (e.Mode == nil || *e.Mode != "form"):
+			t.Errorf("elicitation %q has mode %v, want \"form\"", e.Message, str(e.Mode))
+		}
+		if e.RequestedSchema["type"] != "object" {
+			t.Errorf("elicitation %q: requestedSchema type %v, want \"object\"", e.Message, e.RequestedSchema["type"])
+		}
+	}
+	if !slices.Equal(asked, w.asked) {
+		t.Errorf("elicitations asked %q, want %q", asked, w.asked)
+	}
+	if w.required != nil && len(r.Elicitations) > 0 {
+		var required []string
+		if list, ok := r.Elicitations[0].RequestedSchema["required"].([]any); ok {
+			for _, v := range list {
+				s, _ := v.(string)
+				required = append(required, s)
+			}
+		}
+		if !slices.Equal(required, w.required) {
+			t.Errorf("first form requires %q, want %q", required, w.required)
+		}
+	}
+}
+
+// requireNode finds node on PATH and checks its major version; the test
+// fails without it, since CI has Node and a silent skip would hide a gap.
+func requireNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node not found on PATH: the TypeScript SDK interop test needs Node.js %d or newer and npm", minNode)
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", node, err)
+	}
+	version := strings.TrimSpace(string(out))
+	major, _, _ := strings.Cut(strings.TrimPrefix(version, "v"), ".")
+	if n, err := strconv.Atoi(major); err != nil || n < minNode {
+		t.Fatalf("%s is Node.js %s: the TypeScript SDK interop test needs %d or newer", node, version, minNode)
+	}
+	return node
+}
+
+// ensureModules runs npm ci in dir unless node_modules was installed from
+// the current package.json and package-lock.json.
+func ensureModules(t *testing.T, dir string) {
+	t.Helper()
+	stamp, err := lockStamp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if have, err := os.ReadFile(filepath.Join(dir, stampFile)); err == nil && string(have) == stamp {
+		return
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatal("npm not found on PATH: the TypeScript SDK interop test installs its pinned client with npm ci")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), npmTimeout)
+	defer cancel()
+	// No lifecycle scripts: none of the pinned packages has one.
+	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dir
+	cmd.WaitDelay = time.Second
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
+	}
+	t.Logf("npm ci: %v", time.Since(start).Round(time.Millisecond))
+	if err := os.WriteFile(filepath.Join(dir, stampFile), []byte(stamp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lockStamp hashes package.json and package-lock.json.
+func lockStamp(dir string) (string, error) {
+	h := sha256.New()
+	for _, name := range []string{"package.json", "package-lock.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)) + "\n", nil
+}
+
+// runNode runs node with args in the test's folder and returns its stdout;
+// stderr goes into the error.
+func runNode(t *testing.T, node string, args ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return stdout.Bytes(), fmt.Errorf("still running after %v; stderr:\n%s", caseTimeout, stderr.Bytes())
+	case err != nil:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return stdout.Bytes(), fmt.Errorf("exit %d; stderr:\n%s", exit.ExitCode(), stderr.Bytes())
+		}
+		return stdout.Bytes(), err
+	}
+	return stdout.Bytes(), nil
+}
+
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
+
+func str(p *string) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.Quote(*p)
+}
