@@ -3,7 +3,7 @@ GO      ?= go
 GOTEST  ?= $(GO) test -race -count=1
 PKGS    ?= ./...
 
-.PHONY: all test vet build generate check-generated bench demo
+.PHONY: all test vet build generate check-generated bench conformance demo
 
 BIN := bin
 
@@ -16,7 +16,7 @@ vet:
 	$(GO) vet ./...
 
 # test runs everything the suite needs; it installs what it uses (Go modules).
-test: vet
+test: vet conformance
 	$(GOTEST) -timeout 20m $(PKGS)
 
 generate:
@@ -36,3 +36,20 @@ demo:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# conformance runs the official MCP conformance suite, 0.1.16 and
+# 0.2.0-alpha.12, against examples/conformance; every failure must be listed,
+# with its reason, in internal/conformance/baseline.txt. Node 22 and both
+# suites come from the committed package-lock.json (npm ci into .tools/).
+CONFORMANCE_TOOLS ?= .tools/conformance
+
+conformance: $(CONFORMANCE_TOOLS)/.installed
+	$(GO) run ./internal/conformance -tools $(CONFORMANCE_TOOLS) -out $(CONFORMANCE_TOOLS)/out
+
+$(CONFORMANCE_TOOLS)/.installed: internal/conformance/package.json internal/conformance/package-lock.json
+	@command -v npm >/dev/null || { echo "make conformance needs npm (it installs Node 22 and the suite with npm ci)"; exit 1; }
+	rm -rf $(CONFORMANCE_TOOLS)
+	mkdir -p $(CONFORMANCE_TOOLS)
+	cp internal/conformance/package.json internal/conformance/package-lock.json $(CONFORMANCE_TOOLS)/
+	cd $(CONFORMANCE_TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@

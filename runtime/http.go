@@ -197,7 +197,7 @@ func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *me
 		return
 	}
 	version := negotiate(p.ProtocolVersion)
-	sess, err := s.newSession(version, parseElicitCaps(p.Capabilities), p.ClientInfo)
+	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo)
 	if err != nil {
 		httpError(w, http.StatusServiceUnavailable, CodeInternalError, err.Error())
 		return

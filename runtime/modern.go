@@ -64,8 +64,13 @@ func (e *missingCapabilityError) Is(target error) bool { return target == ErrEli
 
 // modernCall is the state of one 2026-07-28 tools/call run.
 type modernCall struct {
-	mu       sync.Mutex
-	answers  map[string]json.RawMessage // from requestState and inputResponses
+	mu      sync.Mutex
+	answers map[string]json.RawMessage // from requestState and inputResponses
+	// offered holds the inputResponses of a request without requestState:
+	// a client may answer up front, and the keys the handler asks are
+	// taken from here (and then sealed with the answers); the rest are
+	// ignored, as the spec asks for information a server does not recognize.
+	offered  map[string]json.RawMessage
 	requests map[string]json.RawMessage // asked in this run, by key
 	order    []string                   // keys of requests in the order asked
 	used     map[string]int             // how often each base key was asked in this run
@@ -94,6 +99,10 @@ func (m *modernCall) ask(base string, params []byte) (json.RawMessage, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if ans, ok := m.answers[key]; ok {
+		return ans, nil
+	}
+	if ans, ok := m.offered[key]; ok {
+		m.answers[key] = ans
 		return ans, nil
 	}
 	req := make([]byte, 0, len(params)+48)
@@ -310,6 +319,7 @@ func (s *Server) serveModernCall(w http.ResponseWriter, r *http.Request, msg *me
 	defer s.endCall()
 
 	sess := newSession(s, "", mm.version, parseElicitCaps(mm.capabilities), mm.clientInfo)
+	sess.capabilities = mm.capabilities
 	sess.modern = mc
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -360,7 +370,8 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams) (*m
 		}
 	}
 	if mp.RequestState == nil {
-		return mc, nil // a first run: answers nobody asked for are ignored
+		mc.offered = responses // a first run: only the keys the handler asks count
+		return mc, nil
 	}
 	st, err := s.states.open(*mp.RequestState, method, p.Name, p.Arguments, "")
 	if err != nil {

@@ -213,8 +213,9 @@ func newID() string {
 }
 
 // newSession registers a session for a successful initialize.
-func (s *Server) newSession(version string, caps elicitCaps, clientInfo json.RawMessage) (*Session, error) {
-	sess := newSession(s, newID(), version, caps, clientInfo)
+func (s *Server) newSession(version string, capabilities, clientInfo json.RawMessage) (*Session, error) {
+	sess := newSession(s, newID(), version, parseElicitCaps(capabilities), clientInfo)
+	sess.capabilities = capabilities
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	if s.shutdown.Load() {

@@ -21,6 +21,8 @@ type Session struct {
 	protocol   string
 	caps       elicitCaps
 	clientInfo json.RawMessage
+	// capabilities is the client's capabilities object, raw.
+	capabilities json.RawMessage
 
 	lastSeen atomic.Int64 // unix nanos of the last request
 	idle     *time.Timer
@@ -59,6 +61,12 @@ func (s *Session) ProtocolVersion() string { return s.protocol }
 
 // ClientInfo is the clientInfo object the client sent, raw.
 func (s *Session) ClientInfo() json.RawMessage { return s.clientInfo }
+
+// ClientCapabilities is the capabilities object the client declared, raw:
+// initialize's on a legacy session, the request's _meta one on 2026-07-28
+// (read per request, as that protocol requires). It lets a handler check a
+// capability this package does not model, e.g. sampling.
+func (s *Session) ClientCapabilities() json.RawMessage { return s.capabilities }
 
 // ClientSupportsElicit reports whether the client can be asked with a form:
 // it declared the elicitation capability (form mode) and its protocol
@@ -132,6 +140,9 @@ func (s *Session) close(err error) {
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
+	// Forget the session before waking anyone: a request that follows a
+	// woken handler's answer must already get 404.
+	s.srv.dropSession(s)
 	close(s.done)
 	for _, p := range waiters {
 		p.resolve(elicitReply{err: err})
@@ -139,7 +150,6 @@ func (s *Session) close(err error) {
 	if _, shutdown := err.(shutdownError); !shutdown {
 		s.cancelCalls(err)
 	}
-	s.srv.dropSession(s)
 }
 
 // cancelCalls cancels every running call's context with cause.

@@ -1,0 +1,109 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Regression tests for what the official conformance suite
+// (make conformance) found, each on the raw wire.
+
+// TestModernAnswersWithoutState: a first 2026-07-28 request may carry
+// inputResponses without a requestState (suite scenario
+// input-required-result-ignore-extra-params). The key the handler asks is
+// answered from them; keys nobody asks are ignored and never sealed into a
+// later requestState.
+func TestModernAnswersWithoutState(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.newClient()
+	r := c.modernCallTool("ask", `{}`, modernCapsElicit,
+		`"inputResponses":{"elicit":{"action":"accept","content":{"username":"ada"}},"unknown_extra":{"action":"accept","content":{"foo":"bar"}}}`)
+	if o := f.waitOutcome(); o.err != nil || o.content["username"] != "ada" {
+		t.Fatalf("Elicit returned %v, %v", o.content, o.err)
+	}
+	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), `hello {\"username\":\"ada\"}`) {
+		t.Fatalf("result %v", r.Result)
+	}
+
+	// Unasked keys only: the handler is asked as on any first run.
+	r = c.modernCallTool("ask", `{}`, modernCapsElicit, `"inputResponses":{"wrong_key":{"action":"accept","content":{"data":"x"}}}`)
+	if o := f.waitOutcome(); !errors.Is(o.err, ErrInputRequired) {
+		t.Fatalf("Elicit returned %v", o.err)
+	}
+	if str(r.Result["resultType"]) != "input_required" {
+		t.Fatalf("result %v", r.Result)
+	}
+
+	// A bad answer is still validated.
+	r = c.modernCallTool("ask", `{}`, modernCapsElicit, `"inputResponses":{"elicit":{"action":"accept","content":{"username":7}}}`)
+	if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitInvalidContent) {
+		t.Fatalf("Elicit returned %v", o.err)
+	}
+	if string(r.Result["isError"]) != "true" {
+		t.Fatalf("result %v", r.Result)
+	}
+}
+
+// TestClientCapabilities: a handler can read the capabilities object the
+// client declared: initialize's on a legacy session, each request's own on
+// 2026-07-28 (suite check sep-2575-server-rejects-undeclared-capability
+// needs a tool that requires sampling).
+func TestClientCapabilities(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.srv.AddTool(Tool{Name: "caps"}, func(_ context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		return TextResult("caps " + string(req.Session.ClientCapabilities())), nil
+	})
+	legacy := f.connect("2025-11-25", `{"sampling":{},"elicitation":{}}`)
+	resp, _ := legacy.callTool("caps", `{}`)
+	body := legacy.expect(resp, 200)
+	if text, _ := resultText(t, body); text != `caps {"sampling":{},"elicitation":{}}` {
+		t.Errorf("legacy: %q", text)
+	}
+	m := f.newClient()
+	r := m.modernCallTool("caps", `{}`, `{"sampling":{}}`, "")
+	if !strings.Contains(string(r.Result["content"]), `caps {\"sampling\":{}}`) {
+		t.Errorf("modern: %v", r.Result)
+	}
+	r = m.modernCallTool("caps", `{}`, `{}`, "")
+	if !strings.Contains(string(r.Result["content"]), `caps {}`) {
+		t.Errorf("modern, second request: %v", r.Result)
+	}
+}
+
+// TestClosedSessionGoneBeforeWake: when a session ends (here DELETE), it is
+// forgotten before its waiting handlers wake, so whatever a woken handler
+// causes next (its answer, the client's next request) meets 404, never a
+// half-closed session. Before the fix the idle-expiry test flaked on this
+// (about 1 run in 15); the loop makes a regression show here too.
+func TestClosedSessionGoneBeforeWake(t *testing.T) {
+	f := newFixture(t, Options{})
+	seen := make(chan bool, 1)
+	f.srv.AddTool(Tool{Name: "watch"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		_, err := req.Session.Elicit(ctx, "Who are you?", userSchema)
+		_, still := f.srv.session(req.Session.ID())
+		seen <- still
+		return nil, err
+	})
+	for i := 0; i < 30; i++ {
+		c := f.connect("2025-11-25", elicitCaps1125)
+		resp, _ := c.callTool("watch", `{}`)
+		s := openStream(t, resp)
+		s.elicitation()
+		req, _ := http.NewRequest(http.MethodDelete, f.url, nil)
+		req.Header.Set(HeaderSessionID, c.sid)
+		dresp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, dresp)
+		if still := <-seen; still {
+			t.Fatalf("run %d: the woken handler still found its session registered", i)
+		}
+		s.result()
+		s.close()
+		c.expect(c.post(`{"jsonrpc":"2.0","id":9,"method":"ping"}`), 404)
+	}
+}
