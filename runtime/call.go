@@ -18,7 +18,7 @@ type call struct {
 	session *Session
 	key     string          // idKey of the client's request id
 	id      json.RawMessage // the client's request id, raw
-	sink    *replySink
+	sink    sink
 	cancelF context.CancelCauseFunc
 	// canceledByClient is set by notifications/cancelled for this call.
 	canceledByClient atomic.Bool

@@ -323,7 +323,7 @@ func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawM
 	if !ok {
 		return nil, ErrNoCall
 	}
-	if !c.sink.canStream {
+	if !c.sink.canSend() {
 		return nil, unsupportedf("%v", errCannotStream)
 	}
 	id := "elicit-" + newID()

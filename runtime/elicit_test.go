@@ -395,9 +395,7 @@ func waitCalls(t *testing.T, srv *Server, n int) {
 	waitFor(t, func() bool {
 		total := 0
 		srv.forEachSession(func(s *Session) {
-			s.mu.Lock()
-			total += len(s.calls)
-			s.mu.Unlock()
+			total += s.calls.len()
 		})
 		return total == n
 	})

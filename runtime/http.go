@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -124,12 +123,30 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)))
 		return
 	}
-	if modernRequest(r, &msg) {
-		s.serveModern(w, r, &msg, sseOK)
+	sk := newHTTPSink(w, sseOK, nil)
+	if modernHTTP(r, &msg) {
+		if msg.isNotification() {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		mm, rerr := checkModernHTTP(r, &msg)
+		if rerr != nil { // every per-request rule failure is a 400
+			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
+			return
+		}
+		s.finish(sk, s.modernRequest(r.Context(), &msg, mm, sk))
 		return
 	}
 	if msg.Method == "initialize" {
-		s.serveInitialize(w, r, &msg, sseOK)
+		if r.Header.Get(HeaderSessionID) != "" {
+			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
+			return
+		}
+		sess, rep := s.initializeResult(&msg)
+		if sess != nil {
+			w.Header().Set(HeaderSessionID, sess.id)
+		}
+		writeJSON(w, rep.status, rep.frame)
 		return
 	}
 	sess, ok := s.sessionFor(w, r)
@@ -139,12 +156,23 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	sess.touch()
 	switch {
 	case msg.isResponse():
-		s.serveReply(w, sess, &msg)
+		if !s.legacyReply(sess, &msg) {
+			httpError(w, http.StatusBadRequest, CodeInvalidRequest, "no pending request with id "+string(msg.ID)+" in this session")
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
 	case msg.isNotification():
-		s.serveNotification(sess, &msg)
+		s.legacyNotification(sess, &msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		s.serveRequest(w, r, sess, &msg, jsonOK, sseOK)
+		s.finish(sk, s.legacyRequest(r.Context(), sess, &msg, sk))
+	}
+}
+
+// finish writes a request's reply through its sink.
+func (s *Server) finish(sk sink, rep reply) {
+	if err := sk.finish(rep.status, rep.frame); err != nil {
+		s.log.Info("reply not delivered: the client went away", "err", err)
 	}
 }
 
@@ -182,69 +210,6 @@ type initializeParams struct {
 	ClientInfo      json.RawMessage `json:"clientInfo"`
 }
 
-func (s *Server) serveInitialize(w http.ResponseWriter, r *http.Request, msg *message, sseOK bool) {
-	if !msg.isRequest() {
-		writeJSON(w, http.StatusBadRequest, encodeError(nil, rpcErrorf(CodeInvalidRequest, "initialize must be a request")))
-		return
-	}
-	if r.Header.Get(HeaderSessionID) != "" {
-		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
-		return
-	}
-	var p initializeParams
-	if len(msg.Params) == 0 || json.Unmarshal(msg.Params, &p) != nil || p.ProtocolVersion == "" {
-		writeJSON(w, http.StatusOK, encodeError(msg.ID, rpcErrorf(CodeInvalidParams, "initialize needs params with protocolVersion, capabilities and clientInfo")))
-		return
-	}
-	version := negotiate(p.ProtocolVersion)
-	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo)
-	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, CodeInternalError, err.Error())
-		return
-	}
-	s.log.Info("session started", "session", sess.id, "protocol", version, "elicit_form", sess.caps.form, "elicit_url", sess.caps.url)
-	result := map[string]any{
-		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}, "logging": map[string]any{}},
-		"serverInfo":      map[string]any{"name": s.opts.Name, "version": s.opts.Version},
-	}
-	if s.opts.Instructions != "" {
-		result["instructions"] = s.opts.Instructions
-	}
-	frame, _ := encodeResponse(msg.ID, result) // plain maps always marshal
-	w.Header().Set(HeaderSessionID, sess.id)
-	writeJSON(w, http.StatusOK, frame)
-}
-
-// serveReply routes a client's response to the elicitation waiting on it.
-// Only the session that sent the request can answer it: ids are looked up in
-// that session's own table, so another session's answer never resolves it.
-func (s *Server) serveReply(w http.ResponseWriter, sess *Session, msg *message) {
-	if sess.deliver(msg) {
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	s.log.Warn("answer for no pending request", "session", sess.id, "id", string(msg.ID))
-	httpError(w, http.StatusBadRequest, CodeInvalidRequest, "no pending request with id "+string(msg.ID)+" in this session")
-}
-
-func (s *Server) serveNotification(sess *Session, msg *message) {
-	switch msg.Method {
-	case "notifications/cancelled":
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-			Reason    string          `json:"reason"`
-		}
-		if json.Unmarshal(msg.Params, &p) == nil && validID(p.RequestID) {
-			if !sess.cancelCall(idKey(p.RequestID), p.Reason) {
-				s.log.Debug("cancel for no running request", "session", sess.id, "id", string(p.RequestID))
-			}
-		}
-	default:
-		// notifications/initialized and anything unknown: nothing to do.
-	}
-}
-
 func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.sessionFor(w, r)
 	if !ok {
@@ -253,74 +218,4 @@ func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("session deleted", "session", sess.id)
 	sess.close(errSessionDeleted)
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// serveRequest answers a request of a live session.
-func (s *Server) serveRequest(w http.ResponseWriter, r *http.Request, sess *Session, msg *message, jsonOK, sseOK bool) {
-	switch msg.Method {
-	case "ping", "logging/setLevel":
-		writeJSON(w, http.StatusOK, encodeRawResponse(msg.ID, []byte("{}")))
-	case "tools/list":
-		writeJSON(w, http.StatusOK, encodeRawResponse(msg.ID, s.toolsListResult()))
-	case "tools/call":
-		s.serveCall(w, r, sess, msg, sseOK)
-	default:
-		writeJSON(w, http.StatusOK, encodeError(msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method)))
-	}
-}
-
-// serveCall runs a tools/call on the POST's own reply sink.
-func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, sess *Session, msg *message, sseOK bool) {
-	p, perr := parseCallParams(msg.Params)
-	if perr != nil {
-		writeJSON(w, http.StatusOK, encodeError(msg.ID, perr))
-		return
-	}
-	t, ok := s.lookupTool(p.Name)
-	if !ok {
-		writeJSON(w, http.StatusOK, encodeError(msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name)))
-		return
-	}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel,
-		sink: newReplySink(w, sseOK, newID()[:16], nil)}
-	if !sess.addCall(c) {
-		writeJSON(w, http.StatusOK, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running in this session", msg.ID)))
-		return
-	}
-	defer sess.removeCall(c)
-	if !s.startCall() {
-		writeJSON(w, http.StatusServiceUnavailable, encodeError(msg.ID, rpcErrorf(CodeInternalError, "server is shutting down")))
-		return
-	}
-	defer s.endCall()
-
-	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, call: c}
-	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
-	var frame []byte
-	switch {
-	case c.canceledByClient.Load():
-		// The spec asks not to answer a cancelled request; a plain JSON
-		// reply must carry something, so it says so.
-		if c.sink.streamedNow() {
-			frame = nil
-		} else {
-			frame = encodeError(msg.ID, rpcErrorf(CodeRequestCancelled, "request cancelled"))
-		}
-	case rpcErr != nil:
-		frame = encodeError(msg.ID, rpcErr)
-	default:
-		var err error
-		if frame, err = encodeResponse(msg.ID, res); err != nil {
-			frame = encodeError(msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
-		}
-	}
-	if frame == nil {
-		c.sink.close()
-		return
-	}
-	if err := c.sink.finish(http.StatusOK, frame); err != nil {
-		s.log.Info("result not delivered: the client went away", "session", sess.id, "tool", p.Name, "err", err)
-	}
 }

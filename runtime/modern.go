@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -123,12 +122,16 @@ type modernMeta struct {
 	capabilities json.RawMessage
 	clientInfo   json.RawMessage
 	logLevel     string
+	// calls tracks the transport's running calls for cancellation (stdio,
+	// where notifications/cancelled exists in this era); nil over HTTP,
+	// where closing the stream cancels.
+	calls *callSet
 }
 
-// modernRequest tells whether a request is in the 2026-07-28 era: its _meta
+// modernHTTP tells whether a request is in the 2026-07-28 era: its _meta
 // names a protocol version, or (without a session) its MCP-Protocol-Version
 // header is not a legacy version.
-func modernRequest(r *http.Request, msg *message) bool {
+func modernHTTP(r *http.Request, msg *message) bool {
 	if msg.Method == "" {
 		return false // responses are legacy elicitation answers
 	}
@@ -153,19 +156,6 @@ func hasMetaVersion(params json.RawMessage) bool {
 	return ok
 }
 
-// modernError answers a 2026-07-28 request with an error and the status the
-// transport gives it.
-func modernError(w http.ResponseWriter, id json.RawMessage, e *RPCError) {
-	status := http.StatusOK
-	switch e.Code {
-	case CodeMissingCapability:
-		status = http.StatusBadRequest
-	case CodeMethodNotFound:
-		status = http.StatusNotFound
-	}
-	writeJSON(w, status, encodeError(id, e))
-}
-
 // headerValue reads a header with optional white space trimmed and the
 // =?base64?…?= sentinel decoded.
 func headerValue(r *http.Request, name string) (string, bool) {
@@ -184,14 +174,10 @@ func headerValue(r *http.Request, name string) (string, bool) {
 	return v, true
 }
 
-// checkModern applies the per-request rules of 2026-07-28 in the order the
-// reference implementation uses, and returns the request's _meta.
-func checkModern(r *http.Request, msg *message) (modernMeta, *RPCError) {
+// parseModernMeta reads the _meta every 2026-07-28 request carries; its
+// absence is -32602.
+func parseModernMeta(msg *message) (modernMeta, *RPCError) {
 	var mm modernMeta
-	header, ok := headerValue(r, HeaderProtocolVersion)
-	if !ok || header == "" {
-		return mm, rpcErrorf(CodeHeaderMismatch, "missing %s header", HeaderProtocolVersion)
-	}
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
@@ -208,12 +194,35 @@ func checkModern(r *http.Request, msg *message) (modernMeta, *RPCError) {
 	mm.capabilities = caps
 	mm.clientInfo = p.Meta[metaClientInfo]
 	_ = json.Unmarshal(p.Meta[metaLogLevel], &mm.logLevel)
+	return mm, nil
+}
+
+// checkModernVersion is -32022, with what is supported, for a version this
+// server does not serve statelessly.
+func checkModernVersion(mm modernMeta) *RPCError {
+	if isModernVersion(mm.version) {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"supported": supportedVersions, "requested": mm.version})
+	return &RPCError{Code: CodeUnsupportedVersion, Message: "unsupported protocol version", Data: data}
+}
+
+// checkModernHTTP applies the per-request rules of 2026-07-28 over HTTP, in
+// the order the reference implementation uses, and returns the _meta.
+func checkModernHTTP(r *http.Request, msg *message) (modernMeta, *RPCError) {
+	header, ok := headerValue(r, HeaderProtocolVersion)
+	if !ok || header == "" {
+		return modernMeta{}, rpcErrorf(CodeHeaderMismatch, "missing %s header", HeaderProtocolVersion)
+	}
+	mm, rerr := parseModernMeta(msg)
+	if rerr != nil {
+		return mm, rerr
+	}
 	if header != mm.version {
 		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderProtocolVersion, header, mm.version)
 	}
-	if !isModernVersion(mm.version) {
-		data, _ := json.Marshal(map[string]any{"supported": supportedVersions, "requested": mm.version})
-		return mm, &RPCError{Code: CodeUnsupportedVersion, Message: "unsupported protocol version", Data: data}
+	if rerr := checkModernVersion(mm); rerr != nil {
+		return mm, rerr
 	}
 	if method, _ := headerValue(r, HeaderMethod); method != msg.Method {
 		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderMethod, method, msg.Method)
@@ -244,114 +253,10 @@ func (s *Server) modernResult(result map[string]any, resultType string) map[stri
 	return result
 }
 
-func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, msg *message, sseOK bool) {
-	if msg.isNotification() {
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	mm, rerr := checkModern(r, msg)
-	if rerr != nil { // every per-request rule failure is a 400
-		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
-		return
-	}
-	switch msg.Method {
-	case "server/discover":
-		res := map[string]any{
-			"supportedVersions": supportedVersions,
-			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": false}},
-			"ttlMs":             0,
-			"cacheScope":        "private",
-		}
-		if s.opts.Instructions != "" {
-			res["instructions"] = s.opts.Instructions
-		}
-		s.writeModernResult(w, msg.ID, s.modernResult(res, "complete"))
-	case "tools/list":
-		var list struct {
-			Tools json.RawMessage `json:"tools"`
-		}
-		_ = json.Unmarshal(s.toolsListResult(), &list)
-		s.writeModernResult(w, msg.ID, s.modernResult(map[string]any{"tools": list.Tools, "ttlMs": 0, "cacheScope": "private"}, "complete"))
-	case "tools/call":
-		s.serveModernCall(w, r, msg, mm, sseOK)
-	default:
-		modernError(w, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
-	}
-}
-
-func (s *Server) writeModernResult(w http.ResponseWriter, id json.RawMessage, res map[string]any) {
-	frame, err := encodeResponse(id, res)
-	if err != nil {
-		modernError(w, id, rpcErrorf(CodeInternalError, "encoding the result: %v", err))
-		return
-	}
-	writeJSON(w, http.StatusOK, frame)
-}
-
-// modernCallParams are the params of a 2026-07-28 tools/call.
+// modernCallParams are the round-trip params of a 2026-07-28 tools/call.
 type modernCallParams struct {
 	InputResponses json.RawMessage `json:"inputResponses"`
 	RequestState   *string         `json:"requestState"`
-}
-
-func (s *Server) serveModernCall(w http.ResponseWriter, r *http.Request, msg *message, mm modernMeta, sseOK bool) {
-	p, perr := parseCallParams(msg.Params)
-	if perr != nil {
-		modernError(w, msg.ID, perr)
-		return
-	}
-	t, ok := s.lookupTool(p.Name)
-	if !ok {
-		modernError(w, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
-		return
-	}
-	var mp modernCallParams
-	_ = json.Unmarshal(msg.Params, &mp) // parseCallParams has vetted the object
-	mc, rerr := s.openRound(msg.Method, p, mp)
-	if rerr != nil {
-		modernError(w, msg.ID, rerr)
-		return
-	}
-	if !s.startCall() {
-		modernError(w, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
-		return
-	}
-	defer s.endCall()
-
-	sess := newSession(s, "", mm.version, parseElicitCaps(mm.capabilities), mm.clientInfo)
-	sess.capabilities = mm.capabilities
-	sess.modern = mc
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel,
-		sink: newReplySink(w, sseOK, newID()[:16], nil), logLevel: mm.logLevel, modern: true}
-	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.round, call: c}
-	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
-
-	var frame []byte
-	switch {
-	case len(mc.order) > 0:
-		frame = s.inputRequired(msg, p, mc)
-	case rpcErr != nil:
-		frame = encodeError(msg.ID, rpcErr)
-	default:
-		raw, err := json.Marshal(res)
-		if err != nil {
-			frame = encodeError(msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
-			break
-		}
-		var m map[string]any
-		_ = json.Unmarshal(raw, &m)
-		frame, _ = encodeResponse(msg.ID, s.modernResult(m, "complete"))
-	}
-	if rpcErr != nil && len(mc.order) == 0 && (rpcErr.Code == CodeMissingCapability) && !c.sink.streamedNow() {
-		c.sink.close()
-		writeJSON(w, http.StatusBadRequest, frame)
-		return
-	}
-	if err := c.sink.finish(http.StatusOK, frame); err != nil {
-		s.log.Info("result not delivered: the client went away", "tool", p.Name, "err", err)
-	}
 }
 
 // openRound rebuilds the answers of earlier rounds from requestState and

@@ -27,9 +27,10 @@ type Session struct {
 	lastSeen atomic.Int64 // unix nanos of the last request
 	idle     *time.Timer
 
+	calls callSet // running tools/call by client id key
+
 	mu       sync.Mutex
 	pending  map[string]*pendingElicit // by server request id
-	calls    map[string]*call          // running tools/call by client id key
 	closed   bool
 	closeErr error
 	done     chan struct{} // closed when the session ends
@@ -45,7 +46,6 @@ func newSession(srv *Server, id, version string, caps elicitCaps, clientInfo jso
 		caps:       caps,
 		clientInfo: clientInfo,
 		pending:    map[string]*pendingElicit{},
-		calls:      map[string]*call{},
 		done:       make(chan struct{}),
 	}
 	s.touch()
@@ -153,47 +153,15 @@ func (s *Session) close(err error) {
 }
 
 // cancelCalls cancels every running call's context with cause.
-func (s *Session) cancelCalls(cause error) {
-	s.mu.Lock()
-	calls := make([]*call, 0, len(s.calls))
-	for _, c := range s.calls {
-		calls = append(calls, c)
-	}
-	s.mu.Unlock()
-	for _, c := range calls {
-		c.cancel(cause)
-	}
-}
+func (s *Session) cancelCalls(cause error) { s.calls.cancelAll(cause) }
 
 // addCall registers a running call; false when its id is already running.
-func (s *Session) addCall(c *call) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, dup := s.calls[c.key]; dup {
-		return false
-	}
-	s.calls[c.key] = c
-	return true
-}
+func (s *Session) addCall(c *call) bool { return s.calls.add(c) }
 
-func (s *Session) removeCall(c *call) {
-	s.mu.Lock()
-	if s.calls[c.key] == c {
-		delete(s.calls, c.key)
-	}
-	s.mu.Unlock()
-}
+func (s *Session) removeCall(c *call) { s.calls.remove(c) }
 
 // cancelCall handles notifications/cancelled for one of the client's requests.
-func (s *Session) cancelCall(key, reason string) bool {
-	s.mu.Lock()
-	c, ok := s.calls[key]
-	s.mu.Unlock()
-	if ok {
-		c.cancelByClient(reason)
-	}
-	return ok
-}
+func (s *Session) cancelCall(key, reason string) bool { return s.calls.cancel(key, reason) }
 
 // waitStopping returns a channel closed when the server starts shutting down.
 func (s *Session) stopping() <-chan struct{} { return s.srv.stopping }

@@ -16,16 +16,34 @@ var errSinkClosed = errors.New("elicit: the request's reply stream is closed")
 // so no server message can precede the response.
 var errCannotStream = errors.New("the request's Accept header does not allow text/event-stream")
 
-// replySink is the reply channel of one request POST. It answers with
+// sink is the reply channel of one request: where its server messages
+// (elicitations, notifications) and finally its response go. Each
+// transport has its own: a POST's reply (httpSink) or a stdio line writer.
+type sink interface {
+	// send writes a message that precedes the response.
+	send(msg []byte) error
+	// finish writes the response (nil: none) and closes the sink; status
+	// is what an HTTP reply that has not been upgraded says.
+	finish(status int, msg []byte) error
+	// close closes the sink without writing.
+	close()
+	// streaming reports whether messages have preceded the response.
+	streaming() bool
+	// canSend reports whether the sink can carry messages before the
+	// response at all.
+	canSend() bool
+}
+
+// httpSink is the reply channel of one request POST. It answers with
 // application/json unless something must be sent before the response (an
 // elicitation, a progress or log notification); then it upgrades in place to
 // text/event-stream, clears the write and read deadlines (the stream lives at
 // human speed, longer than any sane http.Server timeout) and writes every
 // message as an SSE event with an id. The response is always the last event.
-type replySink struct {
+type httpSink struct {
 	w         http.ResponseWriter
 	rc        *http.ResponseController
-	canStream bool
+	streamOK  bool
 	streamID  string
 	header    func(http.Header) // adds headers (session id) before the first write
 
@@ -36,13 +54,15 @@ type replySink struct {
 	failed   error // first write error: the client went away
 }
 
-func newReplySink(w http.ResponseWriter, canStream bool, streamID string, header func(http.Header)) *replySink {
-	return &replySink{w: w, rc: http.NewResponseController(w), canStream: canStream, streamID: streamID, header: header}
+func newHTTPSink(w http.ResponseWriter, streamOK bool, header func(http.Header)) *httpSink {
+	return &httpSink{w: w, rc: http.NewResponseController(w), streamOK: streamOK, streamID: newID()[:16], header: header}
 }
+
+func (s *httpSink) canSend() bool { return s.streamOK }
 
 // send writes a message that precedes the response (a request or a
 // notification), upgrading to SSE first if needed.
-func (s *replySink) send(msg []byte) error {
+func (s *httpSink) send(msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -52,7 +72,7 @@ func (s *replySink) send(msg []byte) error {
 		return s.failed
 	}
 	if !s.streamed {
-		if !s.canStream {
+		if !s.streamOK {
 			return errCannotStream
 		}
 		s.upgradeLocked()
@@ -61,7 +81,7 @@ func (s *replySink) send(msg []byte) error {
 }
 
 // upgradeLocked switches the reply to text/event-stream.
-func (s *replySink) upgradeLocked() {
+func (s *httpSink) upgradeLocked() {
 	s.streamed = true
 	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
 	// cancels the request context) would kill a stream that waits on a human.
@@ -78,7 +98,7 @@ func (s *replySink) upgradeLocked() {
 }
 
 // eventLocked writes one SSE event and flushes it.
-func (s *replySink) eventLocked(msg []byte) error {
+func (s *httpSink) eventLocked(msg []byte) error {
 	s.nextID++
 	buf := make([]byte, 0, len(msg)+len(s.streamID)+40)
 	buf = append(buf, "id: "...)
@@ -101,7 +121,7 @@ func (s *replySink) eventLocked(msg []byte) error {
 
 // finish writes the response and closes the sink. status applies only to a
 // plain JSON reply (an SSE stream has already said 200).
-func (s *replySink) finish(status int, msg []byte) error {
+func (s *httpSink) finish(status int, msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -130,14 +150,14 @@ func (s *replySink) finish(status int, msg []byte) error {
 }
 
 // close marks the sink finished without writing (the handler is gone).
-func (s *replySink) close() {
+func (s *httpSink) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 }
 
-// streamedNow reports whether the reply has been upgraded to SSE.
-func (s *replySink) streamedNow() bool {
+// streaming reports whether the reply has been upgraded to SSE.
+func (s *httpSink) streaming() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.streamed

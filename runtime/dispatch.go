@@ -1,0 +1,230 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+)
+
+// The transport-neutral half of the server: what a request means and what
+// it is answered with. A transport (Streamable HTTP, stdio) decodes a
+// message, gives it a sink for whatever the request sends before its
+// response, and writes the reply it gets back through that sink.
+
+// reply is the answer to one message: a frame (nil: none) and the HTTP
+// status it carries when the reply has not become a stream.
+type reply struct {
+	status int
+	frame  []byte
+}
+
+func replyResult(id json.RawMessage, result []byte) reply {
+	return reply{http.StatusOK, encodeRawResponse(id, result)}
+}
+
+func replyError(status int, id json.RawMessage, e *RPCError) reply {
+	return reply{status, encodeError(id, e)}
+}
+
+// legacyRequest answers a request of a legacy (initialize) session.
+func (s *Server) legacyRequest(ctx context.Context, sess *Session, msg *message, sk sink) reply {
+	switch msg.Method {
+	case "ping", "logging/setLevel":
+		return replyResult(msg.ID, []byte("{}"))
+	case "tools/list":
+		return replyResult(msg.ID, s.toolsListResult())
+	case "tools/call":
+		return s.legacyCall(ctx, sess, msg, sk)
+	default:
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
+	}
+}
+
+// legacyCall runs a tools/call of a legacy session with sk as its stream.
+func (s *Server) legacyCall(ctx context.Context, sess *Session, msg *message, sk sink) reply {
+	p, perr := parseCallParams(msg.Params)
+	if perr != nil {
+		return replyError(http.StatusOK, msg.ID, perr)
+	}
+	t, ok := s.lookupTool(p.Name)
+	if !ok {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel, sink: sk}
+	if !sess.addCall(c) {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running in this session", msg.ID))
+	}
+	defer sess.removeCall(c)
+	if !s.startCall() {
+		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
+	}
+	defer s.endCall()
+
+	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, call: c}
+	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
+	switch {
+	case c.canceledByClient.Load():
+		// The spec asks not to answer a cancelled request; a reply that
+		// has not become a stream must carry something, so it says so.
+		if sk.streaming() {
+			return reply{}
+		}
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeRequestCancelled, "request cancelled"))
+	case rpcErr != nil:
+		return replyError(http.StatusOK, msg.ID, rpcErr)
+	}
+	frame, err := encodeResponse(msg.ID, res)
+	if err != nil {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+	}
+	return reply{http.StatusOK, frame}
+}
+
+// legacyNotification handles a client notification of a legacy session.
+func (s *Server) legacyNotification(sess *Session, msg *message) {
+	if msg.Method != "notifications/cancelled" {
+		return // notifications/initialized and anything unknown: nothing to do
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}
+	if json.Unmarshal(msg.Params, &p) == nil && validID(p.RequestID) {
+		if !sess.cancelCall(idKey(p.RequestID), p.Reason) {
+			s.log.Debug("cancel for no running request", "session", sess.id, "id", string(p.RequestID))
+		}
+	}
+}
+
+// legacyReply routes a client's response to the elicitation waiting on it.
+// Only the session that sent the request can answer it: ids are looked up
+// in that session's own table, so another session's answer never resolves it.
+func (s *Server) legacyReply(sess *Session, msg *message) bool {
+	if sess.deliver(msg) {
+		return true
+	}
+	s.log.Warn("answer for no pending request", "session", sess.id, "id", string(msg.ID))
+	return false
+}
+
+// initializeResult negotiates a legacy session; the caller registers it
+// with its transport (the HTTP session header, the stdio connection).
+func (s *Server) initializeResult(msg *message) (*Session, reply) {
+	if !msg.isRequest() {
+		return nil, replyError(http.StatusBadRequest, nil, rpcErrorf(CodeInvalidRequest, "initialize must be a request"))
+	}
+	var p initializeParams
+	if len(msg.Params) == 0 || json.Unmarshal(msg.Params, &p) != nil || p.ProtocolVersion == "" {
+		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize needs params with protocolVersion, capabilities and clientInfo"))
+	}
+	version := negotiate(p.ProtocolVersion)
+	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo)
+	if err != nil {
+		return nil, replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "%v", err))
+	}
+	s.log.Info("session started", "session", sess.id, "protocol", version, "elicit_form", sess.caps.form, "elicit_url", sess.caps.url)
+	result := map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}, "logging": map[string]any{}},
+		"serverInfo":      map[string]any{"name": s.opts.Name, "version": s.opts.Version},
+	}
+	if s.opts.Instructions != "" {
+		result["instructions"] = s.opts.Instructions
+	}
+	frame, _ := encodeResponse(msg.ID, result) // plain maps always marshal
+	return sess, reply{http.StatusOK, frame}
+}
+
+// modernRequest answers a 2026-07-28 request whose _meta has been checked.
+func (s *Server) modernRequest(ctx context.Context, msg *message, mm modernMeta, sk sink) reply {
+	switch msg.Method {
+	case "server/discover":
+		res := map[string]any{
+			"supportedVersions": supportedVersions,
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": false}},
+			"ttlMs":             0,
+			"cacheScope":        "private",
+		}
+		if s.opts.Instructions != "" {
+			res["instructions"] = s.opts.Instructions
+		}
+		return s.modernComplete(msg.ID, res)
+	case "tools/list":
+		var list struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(s.toolsListResult(), &list)
+		return s.modernComplete(msg.ID, map[string]any{"tools": list.Tools, "ttlMs": 0, "cacheScope": "private"})
+	case "tools/call":
+		return s.modernToolCall(ctx, msg, mm, sk)
+	default:
+		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
+	}
+}
+
+func (s *Server) modernComplete(id json.RawMessage, res map[string]any) reply {
+	frame, err := encodeResponse(id, s.modernResult(res, "complete"))
+	if err != nil {
+		return replyError(http.StatusOK, id, rpcErrorf(CodeInternalError, "encoding the result: %v", err))
+	}
+	return reply{http.StatusOK, frame}
+}
+
+// modernToolCall runs one round of a 2026-07-28 tools/call: the handler
+// either completes or elicits, and then the answer is input_required.
+func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta, sk sink) reply {
+	p, perr := parseCallParams(msg.Params)
+	if perr != nil {
+		return replyError(http.StatusOK, msg.ID, perr)
+	}
+	t, ok := s.lookupTool(p.Name)
+	if !ok {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
+	}
+	var mp modernCallParams
+	_ = json.Unmarshal(msg.Params, &mp) // parseCallParams has vetted the object
+	mc, rerr := s.openRound(msg.Method, p, mp)
+	if rerr != nil {
+		return replyError(http.StatusOK, msg.ID, rerr)
+	}
+	if !s.startCall() {
+		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
+	}
+	defer s.endCall()
+
+	sess := newSession(s, "", mm.version, parseElicitCaps(mm.capabilities), mm.clientInfo)
+	sess.capabilities = mm.capabilities
+	sess.modern = mc
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, modern: true}
+	if mm.calls != nil && !mm.calls.add(c) {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running", msg.ID))
+	}
+	if mm.calls != nil {
+		defer mm.calls.remove(c)
+	}
+	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.round, call: c}
+	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
+	switch {
+	case c.canceledByClient.Load() && sk.streaming():
+		return reply{}
+	case len(mc.order) > 0:
+		return reply{http.StatusOK, s.inputRequired(msg, p, mc)}
+	case rpcErr != nil:
+		status := http.StatusOK
+		if rpcErr.Code == CodeMissingCapability {
+			status = http.StatusBadRequest
+		}
+		return replyError(status, msg.ID, rpcErr)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+	}
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return s.modernComplete(msg.ID, m)
+}
