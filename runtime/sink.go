@@ -41,11 +41,11 @@ type sink interface {
 // human speed, longer than any sane http.Server timeout) and writes every
 // message as an SSE event with an id. The response is always the last event.
 type httpSink struct {
-	w         http.ResponseWriter
-	rc        *http.ResponseController
-	streamOK  bool
-	streamID  string
-	header    func(http.Header) // adds headers (session id) before the first write
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	streamOK bool
+	streamID string
+	header   func(http.Header) // adds headers (session id) before the first write
 
 	mu       sync.Mutex
 	streamed bool // upgraded to SSE
