@@ -109,9 +109,9 @@ func (s *Server) legacyReply(sess *Session, msg *message) bool {
 	return false
 }
 
-// initializeResult negotiates a legacy session; the caller registers it
-// with its transport (the HTTP session header, the stdio connection).
-func (s *Server) initializeResult(msg *message) (*Session, reply) {
+// initializeResult negotiates a legacy session; register says whether the
+// server keeps it by id (HTTP) or the transport holds it (stdio).
+func (s *Server) initializeResult(msg *message, register bool) (*Session, reply) {
 	if !msg.isRequest() {
 		return nil, replyError(http.StatusBadRequest, nil, rpcErrorf(CodeInvalidRequest, "initialize must be a request"))
 	}
@@ -120,7 +120,7 @@ func (s *Server) initializeResult(msg *message) (*Session, reply) {
 		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize needs params with protocolVersion, capabilities and clientInfo"))
 	}
 	version := negotiate(p.ProtocolVersion)
-	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo)
+	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo, register)
 	if err != nil {
 		return nil, replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "%v", err))
 	}

@@ -142,7 +142,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
 			return
 		}
-		sess, rep := s.initializeResult(&msg)
+		sess, rep := s.initializeResult(&msg, true)
 		if sess != nil {
 			w.Header().Set(HeaderSessionID, sess.id)
 		}

@@ -212,14 +212,19 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// newSession registers a session for a successful initialize.
-func (s *Server) newSession(version string, capabilities, clientInfo json.RawMessage) (*Session, error) {
+// newSession makes the session of a successful initialize. An HTTP session
+// is registered (found by its Mcp-Session-Id, ended by DELETE or idle
+// expiry); a stdio session lives as long as its connection.
+func (s *Server) newSession(version string, capabilities, clientInfo json.RawMessage, register bool) (*Session, error) {
 	sess := newSession(s, newID(), version, parseElicitCaps(capabilities), clientInfo)
 	sess.capabilities = capabilities
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	if s.shutdown.Load() {
 		return nil, shutdownError{}
+	}
+	if !register {
+		return sess, nil
 	}
 	if len(s.sessions) >= s.opts.MaxSessions {
 		return nil, errTooManySessions

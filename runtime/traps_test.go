@@ -22,6 +22,9 @@ func TestTrap1AnswerAfterWriteTimeout(t *testing.T) {
 	f := newFixture(t, Options{}, func(hs *httptest.Server) {
 		hs.Config.WriteTimeout = timeout
 		hs.Config.ReadTimeout = timeout
+		// Idle keep-alive connections would otherwise time out after
+		// ReadTimeout too, racing the client's reuse of them.
+		hs.Config.IdleTimeout = time.Minute
 	})
 	c := f.connect("2025-06-18", `{"elicitation":{}}`)
 	s, id, _ := startElicit(t, c)

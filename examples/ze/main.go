@@ -16,6 +16,7 @@
 //	-write-timeout   http.Server WriteTimeout (default 30s; elicitation streams outlive it)
 //	-session-idle    idle session expiry (default 30m)
 //	-elicit-timeout  how long to wait for an answer (default 10m)
+//	-stdio           serve MCP over stdin/stdout instead of HTTP (logs go to stderr)
 //	-v               log to standard error
 package main
 
@@ -47,6 +48,7 @@ func run(args []string, stderr io.Writer) int {
 	writeTimeout := fs.Duration("write-timeout", 30*time.Second, "http.Server WriteTimeout")
 	sessionIdle := fs.Duration("session-idle", runtime.DefaultSessionIdleTimeout, "idle session expiry")
 	elicitTimeout := fs.Duration("elicit-timeout", runtime.DefaultElicitTimeout, "how long to wait for an elicitation answer")
+	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout instead of HTTP")
 	verbose := fs.Bool("v", false, "log to standard error")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -60,6 +62,17 @@ func run(args []string, stderr io.Writer) int {
 		SessionIdleTimeout: *sessionIdle,
 		ElicitTimeout:      *elicitTimeout,
 	})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *stdio {
+		// Standard output carries only JSON-RPC; the client ends the
+		// session by closing standard input.
+		if err := srv.ServeStdioProcess(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "ze: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv)
 	ln, err := net.Listen("tcp", *addr)
@@ -69,9 +82,6 @@ func run(args []string, stderr io.Writer) int {
 	}
 	hs := &http.Server{Handler: mux, WriteTimeout: *writeTimeout, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "listening on http://%s/mcp\n", ln.Addr())
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -1,0 +1,304 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+)
+
+// ServeStdio serves the server's tools over the stdio transport:
+// newline-delimited JSON-RPC, one message a line, read from in and written
+// to out. It is the same server as over HTTP — same tools, same handlers,
+// same Elicit and Elicit[T] — for clients that start the server as a child
+// process.
+//
+// An initialize selects legacy semantics for the connection (one session
+// for as long as it lasts): an eliciting handler writes elicitation/create as
+// a line and the client's response line is routed to it by id. A request
+// with 2026-07-28 _meta is served statelessly, elicitation being the
+// input_required round trip. Calls run concurrently; notifications/cancelled
+// cancels one.
+//
+// A line that is not JSON, is too long (Options.MaxBodyBytes) or is not
+// JSON-RPC gets a JSON-RPC error; nothing but JSON-RPC lines is ever written
+// to out (logs go to Options.Logger). ServeStdio returns nil when in ends
+// (EOF), after ending the connection's calls — waiting elicitations get
+// ErrSessionClosed and every call writes its result — or ctx.Err() when ctx
+// ends first, or the read error.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c := &stdioConn{srv: s, out: out, ctx: ctx}
+	err := c.readLoop(in)
+	// The connection is over: wake waiting elicitations, cancel what still
+	// runs, and let every call write its result before returning.
+	c.mu.Lock()
+	sess := c.sess
+	c.closed = true
+	c.mu.Unlock()
+	if sess != nil {
+		sess.close(errStdioClosed)
+	}
+	cancel(errStdioClosed)
+	c.calls.cancelAll(errStdioClosed)
+	c.wg.Wait()
+	if err == nil && ctx.Err() != nil && !errors.Is(context.Cause(ctx), errStdioClosed) {
+		return ctx.Err()
+	}
+	return err
+}
+
+// ServeStdioProcess is ServeStdio on os.Stdin and os.Stdout, until stdin
+// closes or ctx ends.
+func (s *Server) ServeStdioProcess(ctx context.Context) error {
+	return s.ServeStdio(ctx, os.Stdin, os.Stdout)
+}
+
+var errStdioClosed = &sessionClosedError{reason: "the client closed the stdio connection"}
+
+// stdioConn is one stdio connection.
+type stdioConn struct {
+	srv *Server
+	ctx context.Context
+
+	wmu sync.Mutex
+	out io.Writer
+
+	mu     sync.Mutex
+	sess   *Session // after initialize
+	closed bool
+
+	calls callSet // 2026-07-28 calls, for notifications/cancelled
+	wg    sync.WaitGroup
+}
+
+// write sends one message as one line. Frames are compact JSON (the
+// encoders never emit raw newlines).
+func (c *stdioConn) write(frame []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	line := make([]byte, 0, len(frame)+1)
+	line = append(append(line, frame...), '\n')
+	_, err := c.out.Write(line)
+	return err
+}
+
+func (c *stdioConn) writeError(id json.RawMessage, e *RPCError) {
+	if err := c.write(encodeError(id, e)); err != nil {
+		c.srv.log.Info("stdio: write failed", "err", err)
+	}
+}
+
+// readLoop reads lines until EOF, a read error or the end of ctx.
+func (c *stdioConn) readLoop(in io.Reader) error {
+	max := int(c.srv.opts.MaxBodyBytes)
+	r := bufio.NewReaderSize(in, 64<<10)
+	lines := make(chan []byte)
+	errc := make(chan error, 1)
+	go func() { // reading blocks; the loop below also watches ctx
+		defer close(lines)
+		var line []byte
+		tooLong := false
+		for {
+			chunk, err := r.ReadSlice('\n')
+			switch {
+			case tooLong:
+			case len(line)+len(chunk) > max+1:
+				tooLong, line = true, nil
+			default:
+				line = append(line, chunk...)
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if tooLong {
+				c.writeError(nil, rpcErrorf(CodeInvalidRequest, "message longer than %d bytes", max))
+			} else if len(line) > 0 {
+				select {
+				case lines <- line:
+				case <-c.ctx.Done():
+					errc <- nil
+					return
+				}
+			}
+			line, tooLong = nil, false
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				errc <- err
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				return <-errc
+			}
+			c.handleLine(line)
+		case <-c.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// stdioSink sends a call's messages as lines.
+type stdioSink struct {
+	c    *stdioConn
+	mu   sync.Mutex
+	sent bool
+	done bool
+}
+
+func (k *stdioSink) send(msg []byte) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.done {
+		return errSinkClosed
+	}
+	k.sent = true
+	return k.c.write(msg)
+}
+
+func (k *stdioSink) finish(_ int, msg []byte) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.done {
+		return errSinkClosed
+	}
+	k.done = true
+	if msg == nil {
+		return nil
+	}
+	return k.c.write(msg)
+}
+
+func (k *stdioSink) close() {
+	k.mu.Lock()
+	k.done = true
+	k.mu.Unlock()
+}
+
+func (k *stdioSink) streaming() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.sent
+}
+
+func (k *stdioSink) canSend() bool { return true }
+
+// handleLine handles one message. Requests that may take time (tools/call)
+// run in their own goroutine, so the connection keeps reading answers.
+func (c *stdioConn) handleLine(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if line[0] == '[' {
+		c.writeError(nil, rpcErrorf(CodeInvalidRequest, "JSON-RPC batches are not supported"))
+		return
+	}
+	var msg message
+	if err := json.Unmarshal(line, &msg); err != nil {
+		c.writeError(nil, rpcErrorf(CodeParseError, "parse error: %v", err))
+		return
+	}
+	if err := msg.validate(); err != nil {
+		if len(msg.ID) > 0 && !validID(msg.ID) {
+			msg.ID = nil
+		}
+		if msg.Method != "" || len(msg.ID) == 0 { // never answer a response
+			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err))
+		}
+		return
+	}
+	if msg.Method == "server/discover" || hasMetaVersion(msg.Params) {
+		c.handleModern(&msg)
+		return
+	}
+	c.mu.Lock()
+	sess := c.sess
+	c.mu.Unlock()
+	if msg.Method == "initialize" {
+		if sess != nil {
+			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "the connection is already initialized"))
+			return
+		}
+		sess, rep := c.srv.initializeResult(&msg, false)
+		if sess != nil {
+			c.mu.Lock()
+			c.sess = sess
+			c.mu.Unlock()
+		}
+		c.reply(&stdioSink{c: c}, rep)
+		return
+	}
+	if sess == nil {
+		if msg.isRequest() {
+			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "send initialize first (or 2026-07-28 _meta on every request)"))
+		}
+		return
+	}
+	switch {
+	case msg.isResponse():
+		c.srv.legacyReply(sess, &msg)
+	case msg.isNotification():
+		c.srv.legacyNotification(sess, &msg)
+	default:
+		c.goRequest(func(sk sink) reply { return c.srv.legacyRequest(c.ctx, sess, &msg, sk) })
+	}
+}
+
+// handleModern serves a 2026-07-28 message; stdio has no headers, so only
+// the _meta rules apply.
+func (c *stdioConn) handleModern(msg *message) {
+	if msg.isNotification() {
+		if msg.Method == "notifications/cancelled" {
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+				Reason    string          `json:"reason"`
+			}
+			if json.Unmarshal(msg.Params, &p) == nil && validID(p.RequestID) {
+				c.calls.cancel(idKey(p.RequestID), p.Reason)
+			}
+		}
+		return
+	}
+	if msg.isResponse() {
+		return // 2026-07-28 servers send no requests, so nothing is answered
+	}
+	mm, rerr := parseModernMeta(msg)
+	if rerr == nil {
+		rerr = checkModernVersion(mm)
+	}
+	if rerr != nil {
+		c.writeError(msg.ID, rerr)
+		return
+	}
+	mm.calls = &c.calls
+	c.goRequest(func(sk sink) reply { return c.srv.modernRequest(c.ctx, msg, mm, sk) })
+}
+
+// goRequest runs a request in its own goroutine and writes its reply.
+func (c *stdioConn) goRequest(run func(sink) reply) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		sk := &stdioSink{c: c}
+		c.reply(sk, run(sk))
+	}()
+}
+
+func (c *stdioConn) reply(sk sink, rep reply) {
+	if err := sk.finish(rep.status, rep.frame); err != nil {
+		c.srv.log.Info("stdio: reply not written", "err", err)
+	}
+}
+
