@@ -301,4 +301,3 @@ func (c *stdioConn) reply(sk sink, rep reply) {
 		c.srv.log.Info("stdio: reply not written", "err", err)
 	}
 }
-
