@@ -111,7 +111,7 @@ func (s *Server) legacyReply(sess *Session, msg *message) bool {
 
 // initializeResult negotiates a legacy session; register says whether the
 // server keeps it by id (HTTP) or the transport holds it (stdio).
-func (s *Server) initializeResult(msg *message, register bool) (*Session, reply) {
+func (s *Server) initializeResult(msg *message, subject string, register bool) (*Session, reply) {
 	if !msg.isRequest() {
 		return nil, replyError(http.StatusBadRequest, nil, rpcErrorf(CodeInvalidRequest, "initialize must be a request"))
 	}
@@ -120,7 +120,7 @@ func (s *Server) initializeResult(msg *message, register bool) (*Session, reply)
 		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize needs params with protocolVersion, capabilities and clientInfo"))
 	}
 	version := negotiate(p.ProtocolVersion)
-	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo, register)
+	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo, subject, register)
 	if err != nil {
 		return nil, replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "%v", err))
 	}
@@ -185,7 +185,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	}
 	var mp modernCallParams
 	_ = json.Unmarshal(msg.Params, &mp) // parseCallParams has vetted the object
-	mc, rerr := s.openRound(msg.Method, p, mp)
+	mc, rerr := s.openRound(msg.Method, p, mp, mm.subject)
 	if rerr != nil {
 		return replyError(http.StatusOK, msg.ID, rerr)
 	}
@@ -196,6 +196,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 
 	sess := newSession(s, "", mm.version, parseElicitCaps(mm.capabilities), mm.clientInfo)
 	sess.capabilities = mm.capabilities
+	sess.subject = mm.subject
 	sess.modern = mc
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -212,7 +213,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	case c.canceledByClient.Load() && sk.streaming():
 		return reply{}
 	case len(mc.order) > 0:
-		return reply{http.StatusOK, s.inputRequired(msg, p, mc)}
+		return reply{http.StatusOK, s.inputRequired(msg, p, mc, mm.subject)}
 	case rpcErr != nil:
 		status := http.StatusOK
 		if rpcErr.Code == CodeMissingCapability {

@@ -137,6 +137,10 @@ func (c *client) post(body string, headers ...string) *http.Response {
 	}
 	for _, h := range headers {
 		k, v, _ := strings.Cut(h, ":")
+		if k == "Host" { // net/http takes the Host header from here
+			req.Host = strings.TrimSpace(v)
+			continue
+		}
 		if v = strings.TrimSpace(v); v == "" {
 			req.Header.Del(k)
 		} else {

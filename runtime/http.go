@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,9 +29,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, CodeInvalidRequest, "origin not allowed")
 		return
 	}
+	if !s.hostAllowed(r) {
+		s.log.Warn("request for a foreign host on a loopback listener", "host", r.Host)
+		httpError(w, http.StatusForbidden, CodeInvalidRequest, "host not allowed")
+		return
+	}
 	if s.shutdown.Load() {
 		httpError(w, http.StatusServiceUnavailable, CodeInternalError, "server is shutting down")
 		return
+	}
+	if s.opts.Authenticate != nil {
+		subject, err := s.opts.Authenticate(r)
+		if err != nil {
+			httpError(w, http.StatusUnauthorized, CodeInvalidRequest, "unauthorized: "+err.Error())
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), subjectKey{}, subject))
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -41,6 +55,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: use POST (GET streams are not offered)")
 	}
+}
+
+// subjectKey carries Options.Authenticate's subject in a request context.
+type subjectKey struct{}
+
+func subjectOf(r *http.Request) string {
+	s, _ := r.Context().Value(subjectKey{}).(string)
+	return s
 }
 
 // httpError answers with an HTTP error status and a JSON-RPC error body
@@ -134,6 +156,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
 			return
 		}
+		mm.subject = subjectOf(r)
 		s.finish(sk, s.modernRequest(r.Context(), &msg, mm, sk))
 		return
 	}
@@ -142,7 +165,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
 			return
 		}
-		sess, rep := s.initializeResult(&msg, true)
+		sess, rep := s.initializeResult(&msg, subjectOf(r), true)
 		if sess != nil {
 			w.Header().Set(HeaderSessionID, sess.id)
 		}
@@ -193,7 +216,10 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 		return nil, false
 	}
 	sess, ok := s.session(id)
-	if !ok {
+	if !ok || sess.subject != subjectOf(r) { // another caller's session is as good as none
+		if ok {
+			s.log.Warn("session used by another subject", "session", id)
+		}
 		httpError(w, http.StatusNotFound, CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil, false
 	}

@@ -122,6 +122,8 @@ type modernMeta struct {
 	capabilities json.RawMessage
 	clientInfo   json.RawMessage
 	logLevel     string
+	// subject is the authenticated caller (Options.Authenticate).
+	subject string
 	// calls tracks the transport's running calls for cancellation (stdio,
 	// where notifications/cancelled exists in this era); nil over HTTP,
 	// where closing the stream cancels.
@@ -261,7 +263,7 @@ type modernCallParams struct {
 
 // openRound rebuilds the answers of earlier rounds from requestState and
 // adds this retry's inputResponses for the keys that were asked.
-func (s *Server) openRound(method string, p callParams, mp modernCallParams) (*modernCall, *RPCError) {
+func (s *Server) openRound(method string, p callParams, mp modernCallParams, subject string) (*modernCall, *RPCError) {
 	mc := &modernCall{answers: map[string]json.RawMessage{}}
 	var responses map[string]json.RawMessage
 	if len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null" {
@@ -278,7 +280,7 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams) (*m
 		mc.offered = responses // a first run: only the keys the handler asks count
 		return mc, nil
 	}
-	st, err := s.states.open(*mp.RequestState, method, p.Name, p.Arguments, "")
+	st, err := s.states.open(*mp.RequestState, method, p.Name, p.Arguments, subject)
 	if err != nil {
 		return nil, rpcErrorf(CodeInvalidParams, "%v", err)
 	}
@@ -295,8 +297,9 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams) (*m
 }
 
 // inputRequired builds the input_required result for the requests a run made.
-func (s *Server) inputRequired(msg *message, p callParams, mc *modernCall) []byte {
+func (s *Server) inputRequired(msg *message, p callParams, mc *modernCall, subject string) []byte {
 	st := &requestState{
+		Subject: subject,
 		Method:  msg.Method,
 		Name:    p.Name,
 		Args:    argsDigest(p.Arguments),

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -62,6 +63,18 @@ type Options struct {
 	// RequestStateTTL is how long a client may take to retry an
 	// input_required call (default 30 minutes).
 	RequestStateTTL time.Duration
+	// Authenticate, when set, identifies the caller of every HTTP request
+	// (from its Authorization header, a client certificate, ...). An error
+	// answers 401. A session is bound to the subject that initialized it
+	// and a 2026-07-28 requestState to the subject it was issued to: the
+	// spec requires elicitation to be bound to the user, and a session id
+	// is never authorisation. Handlers read it with Session.Subject.
+	Authenticate func(r *http.Request) (subject string, err error)
+	// AllowedHosts lists extra Host header names (host or host:port) a
+	// server listening on a loopback address accepts. By default such a
+	// server accepts only loopback host names (localhost, 127.0.0.0/8,
+	// [::1]): a DNS-rebinding page reaches it under a foreign name.
+	AllowedHosts []string
 	// AllowedOrigins lists the Origin values (scheme://host[:port]) a browser
 	// may call from; "*" allows any. A request with an Origin header that is
 	// not allowed gets 403. Loopback origins (localhost, 127.0.0.0/8, [::1])
@@ -215,9 +228,10 @@ func newID() string {
 // newSession makes the session of a successful initialize. An HTTP session
 // is registered (found by its Mcp-Session-Id, ended by DELETE or idle
 // expiry); a stdio session lives as long as its connection.
-func (s *Server) newSession(version string, capabilities, clientInfo json.RawMessage, register bool) (*Session, error) {
+func (s *Server) newSession(version string, capabilities, clientInfo json.RawMessage, subject string, register bool) (*Session, error) {
 	sess := newSession(s, newID(), version, parseElicitCaps(capabilities), clientInfo)
 	sess.capabilities = capabilities
+	sess.subject = subject
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	if s.shutdown.Load() {
@@ -338,6 +352,35 @@ func (s *Server) originAllowed(origin string) bool {
 	// The request's own Host is deliberately not trusted: after DNS
 	// rebinding, a hostile page's Origin and Host name the same host.
 	return isLoopbackHost(u.Hostname())
+}
+
+// hostAllowed implements the Host check of a loopback listener: after DNS
+// rebinding a hostile page reaches 127.0.0.1 under its own name.
+func (s *Server) hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return true
+	}
+	tcp, ok := local.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsLoopback() {
+		return true
+	}
+	host := r.Host
+	for _, h := range s.opts.AllowedHosts {
+		if strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	for _, h := range s.opts.AllowedHosts {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return isLoopbackHost(strings.Trim(name, "[]"))
 }
 
 func isLoopbackHost(h string) bool {

@@ -23,6 +23,8 @@ type Session struct {
 	clientInfo json.RawMessage
 	// capabilities is the client's capabilities object, raw.
 	capabilities json.RawMessage
+	// subject is who Options.Authenticate said initialized the session.
+	subject string
 
 	lastSeen atomic.Int64 // unix nanos of the last request
 	idle     *time.Timer
@@ -61,6 +63,10 @@ func (s *Session) ProtocolVersion() string { return s.protocol }
 
 // ClientInfo is the clientInfo object the client sent, raw.
 func (s *Session) ClientInfo() json.RawMessage { return s.clientInfo }
+
+// Subject is the caller's identity as Options.Authenticate gave it ("" when
+// the server authenticates nobody).
+func (s *Session) Subject() string { return s.subject }
 
 // ClientCapabilities is the capabilities object the client declared, raw:
 // initialize's on a legacy session, the request's _meta one on 2026-07-28

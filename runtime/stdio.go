@@ -231,7 +231,7 @@ func (c *stdioConn) handleLine(line []byte) {
 			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "the connection is already initialized"))
 			return
 		}
-		sess, rep := c.srv.initializeResult(&msg, false)
+		sess, rep := c.srv.initializeResult(&msg, "", false)
 		if sess != nil {
 			c.mu.Lock()
 			c.sess = sess

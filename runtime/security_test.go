@@ -1,0 +1,88 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestHostCheckOnLoopback: a server on a loopback listener accepts only
+// loopback host names (and AllowedHosts): DNS rebinding brings a hostile
+// page to 127.0.0.1 under its own name, with or without an Origin header.
+func TestHostCheckOnLoopback(t *testing.T) {
+	f := newFixture(t, Options{AllowedHosts: []string{"mcp.internal"}})
+	c := f.newClient()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	port := f.http.URL[strings.LastIndex(f.http.URL, ":")+1:]
+	for host, want := range map[string]int{
+		"localhost:" + port:    200,
+		"127.0.0.1:" + port:    200,
+		"[::1]:" + port:        200,
+		"mcp.internal:" + port: 200,
+		"evil.example:" + port: 403,
+		"evil.example":         403,
+	} {
+		resp := c.post(init, "Host: "+host)
+		body := readAll(t, resp)
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d: %s", host, resp.StatusCode, want, body)
+		}
+	}
+}
+
+// TestAuthenticateBindsSessionsAndState: sessions and requestState belong to
+// the subject that created them; a session id is never authorisation.
+func TestAuthenticateBindsSessionsAndState(t *testing.T) {
+	f := newFixture(t, Options{Authenticate: func(r *http.Request) (string, error) {
+		user, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || user == "" {
+			return "", errors.New("no bearer token")
+		}
+		return user, nil
+	}})
+	anon := f.newClient()
+	resp := anon.post(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if body := readAll(t, resp); resp.StatusCode != 401 || !strings.Contains(body, "no bearer token") {
+		t.Fatalf("unauthenticated: %d %s", resp.StatusCode, body)
+	}
+
+	alice := f.newClient()
+	resp = alice.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"a","version":"1"}}}`, "Authorization: Bearer alice")
+	readAll(t, resp)
+	alice.sid = resp.Header.Get(HeaderSessionID)
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	alice.expect(alice.post(ping, "Authorization: Bearer alice"), 200)
+	// Mallory has alice's session id but not her identity.
+	mallory := &client{f: f, hc: alice.hc, sid: alice.sid}
+	mallory.expect(mallory.post(ping, "Authorization: Bearer mallory"), 404)
+
+	// Alice's session tells the handler who she is.
+	f.srv.AddTool(Tool{Name: "whoami"}, func(_ context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		return TextResult(req.Session.Subject()), nil
+	})
+	resp, _ = alice.callTool("whoami", `{}`, "Authorization: Bearer alice")
+	if text, _ := resultText(t, alice.expect(resp, 200)); text != "alice" {
+		t.Errorf("Subject %q", text)
+	}
+
+	// A 2026-07-28 requestState issued to alice does not open for mallory.
+	m := f.newClient()
+	m.next++
+	body := m.expect(m.post(modernBody(m.next, "tools/call", `"name":"ask","arguments":{}`, modernCapsElicit), append(modernHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
+	f.waitOutcome()
+	r := decodeResponse(t, body)
+	retry := modernBody(m.next+1, "tools/call", `"name":"ask","arguments":{},`+retryExtra(`{"elicit":{"action":"accept","content":{"username":"mallory"}}}`, r.Result["requestState"]), modernCapsElicit)
+	body = m.expect(m.post(retry, append(modernHeaders("tools/call", "ask"), "Authorization: Bearer mallory")...), 200)
+	if rr := decodeResponse(t, body); rr.Error == nil || !strings.Contains(rr.Error.Message, "another request") {
+		t.Fatalf("mallory opened alice's state: %s", body)
+	}
+	body = m.expect(m.post(retry, append(modernHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
+	if rr := decodeResponse(t, body); rr.Error != nil || str(rr.Result["resultType"]) != "complete" {
+		t.Fatalf("alice's own retry: %s", body)
+	}
+	f.waitOutcome()
+
+}
