@@ -1,0 +1,313 @@
+package gosdk_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/internal/mcpclient"
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/gosdk"
+	"github.com/go-elicit/elicit/runtime/gosdk/internal/testform"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fixture is a go-sdk server with tools that report what Elicit returned.
+type fixture struct {
+	url  string
+	errs chan error // the error of every Elicit the "ask" tools made
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func start(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{errs: make(chan error, 16)}
+	s := mcp.NewServer(&mcp.Implementation{Name: "adapter-test", Version: "1"}, nil)
+	a, err := gosdk.New(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		form, err := gosdk.Elicit[testform.NameForm](ctx, req, "Who?")
+		if errors.Is(err, runtime.ErrInputRequired) {
+			return nil, err
+		}
+		f.errs <- err
+		if err != nil {
+			return text("error: " + err.Error()), nil
+		}
+		return text("hello " + form.Name), nil
+	}
+	a.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}}, ask)
+	s.AddTool(&mcp.Tool{Name: "unwrapped", InputSchema: map[string]any{"type": "object"}}, ask)
+	// strict returns Elicit's error as the handler's error.
+	a.AddTool(&mcp.Tool{Name: "strict", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		form, err := gosdk.Elicit[testform.NameForm](ctx, req, "Who?")
+		if err != nil {
+			return nil, err
+		}
+		return text("hello " + form.Name), nil
+	})
+	type none struct{}
+	gosdk.AddTool(a, &mcp.Tool{Name: "twice"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		first, err := gosdk.Elicit[testform.NameForm](ctx, req, "First?", gosdk.WithKey("first"))
+		if err != nil {
+			return nil, nil, err
+		}
+		second, err := gosdk.Elicit[testform.NameForm](ctx, req, "Second?", gosdk.WithKey("second"))
+		if err != nil {
+			return nil, nil, err
+		}
+		return text(first.Name + "+" + second.Name), nil, nil
+	})
+	hs := httptest.NewServer(gosdk.NewStreamableHTTPHandler(s, nil))
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	f.url = hs.URL
+	return f
+}
+
+func connect(t *testing.T, url, version string, onElicit mcpclient.ElicitHandler) *mcpclient.Client {
+	t.Helper()
+	opts := mcpclient.Options{URL: url, Protocol: version, OnElicit: onElicit}
+	if onElicit != nil {
+		opts.Capabilities.Elicitation = &mcpclient.ElicitationCapability{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := mcpclient.Connect(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func call(t *testing.T, c *mcpclient.Client, tool string) (*mcpclient.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.CallTool(ctx, tool, nil)
+}
+
+func names(names ...string) mcpclient.ElicitHandler {
+	return func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+		n := names[0]
+		names = names[1:]
+		return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"` + n + `"}`)}, nil
+	}
+}
+
+func (f *fixture) lastErr(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-f.errs:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler never finished its Elicit")
+		return nil
+	}
+}
+
+var versions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+
+func TestAccept(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, f.url, v, names("Ada"))
+			res, err := call(t, c, "ask")
+			if err != nil || strings.Join(res.Lines(), "") != "hello Ada" {
+				t.Fatalf("got %v, %v", res, err)
+			}
+			if err := f.lastErr(t); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// The tool was not registered through the adapter: no question is sent.
+func TestUnwrapped(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+				t.Error("asked through an unwrapped tool")
+				return mcpclient.ElicitResult{Action: "cancel"}, nil
+			})
+			if _, err := call(t, c, "unwrapped"); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.lastErr(t); !errors.Is(err, runtime.ErrNoCall) {
+				t.Fatalf("got %v, want ErrNoCall", err)
+			}
+		})
+	}
+}
+
+// A client that answers the elicitation with a JSON-RPC error gives
+// ErrElicitFailed with the client's code.
+func TestClientError(t *testing.T) {
+	f := start(t)
+	c := connect(t, f.url, "2025-11-25", func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+		return mcpclient.ElicitResult{}, &mcpclient.RPCError{Code: -32001, Message: "no user at the keyboard"}
+	})
+	if _, err := call(t, c, "ask"); err != nil {
+		t.Fatal(err)
+	}
+	err := f.lastErr(t)
+	var ce *runtime.ClientError
+	if !errors.Is(err, runtime.ErrElicitFailed) || !errors.As(err, &ce) || ce.Code != -32001 || ce.Message != "no user at the keyboard" {
+		t.Fatalf("got %v, want a *runtime.ClientError with the client's code", err)
+	}
+}
+
+// Content that breaks the form is a *runtime.ContentError naming the field,
+// in both eras.
+func TestBadContent(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+				return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":""}`)}, nil
+			})
+			if _, err := call(t, c, "ask"); err != nil {
+				t.Fatal(err)
+			}
+			err := f.lastErr(t)
+			var ce *runtime.ContentError
+			if !errors.Is(err, runtime.ErrElicitInvalidContent) || !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Property != "name" {
+				t.Fatalf("got %#v", err)
+			}
+		})
+	}
+}
+
+// On 2026-07-28 a handler that returns the missing-capability error fails
+// the call with -32021 naming the capability; on a legacy session it is a
+// plain error.
+func TestMissingCapability(t *testing.T) {
+	f := start(t)
+	c := connect(t, f.url, "2026-07-28", nil)
+	_, err := call(t, c, "strict")
+	var rpcErr *mcpclient.RPCError
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcpclient.CodeMissingRequiredClientCapability || !strings.Contains(string(rpcErr.Data), `"elicitation":{"form":{}}`) {
+		t.Fatalf("got %v, want -32021", err)
+	}
+	legacy := connect(t, f.url, "2025-11-25", nil)
+	if _, err := call(t, legacy, "ask"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
+		t.Fatalf("legacy: %v", err)
+	}
+}
+
+// Two forms in sequence under explicit keys: two input_required rounds on
+// 2026-07-28, each asking the next key; two requests on a legacy session.
+func TestTwoKeys(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, f.url, v, names("Ada", "Bob"))
+			res, err := call(t, c, "twice")
+			if err != nil || strings.Join(res.Lines(), "") != "Ada+Bob" {
+				t.Fatalf("got %v, %v", res, err)
+			}
+			if want := map[bool]int{true: 2, false: 0}[v == "2026-07-28"]; res.Rounds != want {
+				t.Errorf("%d rounds, want %d", res.Rounds, want)
+			}
+		})
+	}
+	c := connect(t, f.url, "2026-07-28", names("Ada"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	raw, err := c.Call(ctx, "tools/call", map[string]any{"name": "twice", "arguments": map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ir struct {
+		InputRequests map[string]struct {
+			Method string `json:"method"`
+			Params struct {
+				Mode    string          `json:"mode"`
+				Message string          `json:"message"`
+				Schema  json.RawMessage `json:"requestedSchema"`
+			} `json:"params"`
+		} `json:"inputRequests"`
+	}
+	if err := json.Unmarshal(raw, &ir); err != nil {
+		t.Fatal(err)
+	}
+	first, ok := ir.InputRequests["first"]
+	if len(ir.InputRequests) != 1 || !ok || first.Method != "elicitation/create" || first.Params.Mode != "form" || first.Params.Message != "First?" ||
+		!strings.Contains(string(first.Params.Schema), `"name":{"type":"string"`) {
+		t.Fatalf("first round: %s", raw)
+	}
+}
+
+// The caller giving up while the user thinks ends the handler's Elicit with
+// the context's error.
+func TestCallerGivesUp(t *testing.T) {
+	f := start(t)
+	asked := make(chan struct{})
+	c := connect(t, f.url, "2025-11-25", func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+		close(asked)
+		<-ctx.Done()
+		return mcpclient.ElicitResult{}, ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "ask", nil)
+		done <- err
+	}()
+	<-asked
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("client: %v", err)
+	}
+	if err := f.lastErr(t); !errors.Is(err, context.Canceled) {
+		t.Fatalf("handler: %v, want context.Canceled", err)
+	}
+}
+
+// A client that declared only URL-mode elicitation is never sent a form.
+func TestURLOnlyCapability(t *testing.T) {
+	f := start(t)
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := mcpclient.Connect(ctx, mcpclient.Options{URL: f.url, Protocol: v,
+				Capabilities: mcpclient.Capabilities{Elicitation: &mcpclient.ElicitationCapability{URL: true}},
+				OnElicit: func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+					t.Error("a form was sent to a URL-only client")
+					return mcpclient.ElicitResult{Action: "cancel"}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.CallTool(ctx, "ask", nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
+				t.Fatalf("got %v, want ErrElicitUnsupported", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,329 @@
+package mcpgo_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/internal/mcpclient"
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/mcpgo"
+	"github.com/go-elicit/elicit/runtime/mcpgo/internal/testform"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The adapters share their core; Go's internal rule keeps it in two files.
+func TestCoreInSync(t *testing.T) {
+	ours, err := os.ReadFile("core.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := os.ReadFile("../gosdk/core.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	strip := func(b []byte, pkg string) string {
+		s, ok := strings.CutPrefix(string(b), "package "+pkg+"\n")
+		if !ok {
+			t.Fatalf("core.go of %s does not start with its package clause", pkg)
+		}
+		return s
+	}
+	if strip(ours, "mcpgo") != strip(theirs, "gosdk") {
+		t.Fatal("runtime/mcpgo/core.go differs from runtime/gosdk/core.go: copy one onto the other, keeping the package clause")
+	}
+}
+
+// fixture is an mcp-go server with tools that report what Elicit returned.
+type fixture struct {
+	url     string
+	bareURL string     // a server without the adapter, serving "unwrapped"
+	errs    chan error // the error of every Elicit the "ask" tool made
+}
+
+func start(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{errs: make(chan error, 16)}
+	s := server.NewMCPServer("adapter-test", "1")
+	if _, err := mcpgo.New(s, nil); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		form, err := mcpgo.Elicit[testform.NameForm](ctx, "Who?")
+		if errors.Is(err, runtime.ErrInputRequired) {
+			return nil, err
+		}
+		f.errs <- err
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		return mcp.NewToolResultText("hello " + form.Name), nil
+	}
+	s.AddTool(mcp.NewTool("ask"), ask)
+	s.AddTool(mcp.NewTool("twice"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		first, err := mcpgo.Elicit[testform.NameForm](ctx, "First?", mcpgo.WithKey("first"))
+		if err != nil {
+			return nil, err
+		}
+		second, err := mcpgo.Elicit[testform.NameForm](ctx, "Second?", mcpgo.WithKey("second"))
+		if err != nil {
+			return nil, err
+		}
+		return mcp.NewToolResultText(first.Name + "+" + second.Name), nil
+	})
+	bare := server.NewMCPServer("bare", "1")
+	bare.AddTool(mcp.NewTool("unwrapped"), ask)
+
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	hsBare := httptest.NewServer(server.NewStreamableHTTPServer(bare))
+	t.Cleanup(func() {
+		for _, h := range []*httptest.Server{hs, hsBare} {
+			h.CloseClientConnections()
+			h.Close()
+		}
+	})
+	f.url, f.bareURL = hs.URL, hsBare.URL
+	return f
+}
+
+func connect(t *testing.T, url, version string, onElicit mcpclient.ElicitHandler) *mcpclient.Client {
+	t.Helper()
+	opts := mcpclient.Options{URL: url, Protocol: version, OnElicit: onElicit}
+	if onElicit != nil {
+		opts.Capabilities.Elicitation = &mcpclient.ElicitationCapability{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := mcpclient.Connect(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func call(t *testing.T, c *mcpclient.Client, tool string) (*mcpclient.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return c.CallTool(ctx, tool, nil)
+}
+
+func names(names ...string) mcpclient.ElicitHandler {
+	return func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+		n := names[0]
+		names = names[1:]
+		return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"` + n + `"}`)}, nil
+	}
+}
+
+func (f *fixture) lastErr(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-f.errs:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler never finished its Elicit")
+		return nil
+	}
+}
+
+var versions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+
+func TestAccept(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			var mode string
+			c := connect(t, f.url, v, func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+				mode = p.Mode
+				return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"Ada"}`)}, nil
+			})
+			res, err := call(t, c, "ask")
+			if err != nil || strings.Join(res.Lines(), "") != "hello Ada" {
+				t.Fatalf("got %v, %v", res, err)
+			}
+			if err := f.lastErr(t); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]string{true: "", false: "form"}[v == "2025-06-18"]; mode != want {
+				t.Errorf("mode %q, want %q", mode, want)
+			}
+		})
+	}
+}
+
+func TestUnwrapped(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, f.bareURL, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+				t.Error("asked without the adapter")
+				return mcpclient.ElicitResult{Action: "cancel"}, nil
+			})
+			if _, err := call(t, c, "unwrapped"); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.lastErr(t); !errors.Is(err, runtime.ErrNoCall) {
+				t.Fatalf("got %v, want ErrNoCall", err)
+			}
+		})
+	}
+}
+
+func TestBadContent(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+				return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":3}`)}, nil
+			})
+			if _, err := call(t, c, "ask"); err != nil {
+				t.Fatal(err)
+			}
+			err := f.lastErr(t)
+			var ce *runtime.ContentError
+			if !errors.Is(err, runtime.ErrElicitInvalidContent) || !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Property != "name" {
+				t.Fatalf("got %#v", err)
+			}
+		})
+	}
+}
+
+func TestOutcomes(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		for action, want := range map[string]error{"decline": runtime.ErrElicitDeclined, "cancel": runtime.ErrElicitCanceled, "later": runtime.ErrElicitMalformed} {
+			t.Run(v+"/"+action, func(t *testing.T) {
+				c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+					return mcpclient.ElicitResult{Action: action}, nil
+				})
+				if _, err := call(t, c, "ask"); err != nil {
+					t.Fatal(err)
+				}
+				if err := f.lastErr(t); !errors.Is(err, want) {
+					t.Fatalf("got %v, want %v", err, want)
+				}
+			})
+		}
+		t.Run(v+"/no capability", func(t *testing.T) {
+			c := connect(t, f.url, v, nil)
+			if _, err := call(t, c, "ask"); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+}
+
+func TestTwoKeys(t *testing.T) {
+	f := start(t)
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, f.url, v, names("Ada", "Bob"))
+			res, err := call(t, c, "twice")
+			if err != nil || strings.Join(res.Lines(), "") != "Ada+Bob" {
+				t.Fatalf("got %v, %v", res, err)
+			}
+			if want := map[bool]int{true: 2, false: 0}[v == "2026-07-28"]; res.Rounds != want {
+				t.Errorf("%d rounds, want %d", res.Rounds, want)
+			}
+		})
+	}
+}
+
+func TestCallerGivesUp(t *testing.T) {
+	f := start(t)
+	asked := make(chan struct{})
+	c := connect(t, f.url, "2025-11-25", func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+		close(asked)
+		<-ctx.Done()
+		return mcpclient.ElicitResult{}, ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "ask", nil)
+		done <- err
+	}()
+	<-asked
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("client: %v", err)
+	}
+	if err := f.lastErr(t); !errors.Is(err, context.Canceled) {
+		t.Fatalf("handler: %v, want context.Canceled", err)
+	}
+}
+
+// A client that declared only URL-mode elicitation is never sent a form.
+func TestURLOnlyCapability(t *testing.T) {
+	f := start(t)
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := mcpclient.Connect(ctx, mcpclient.Options{URL: f.url, Protocol: v,
+				Capabilities: mcpclient.Capabilities{Elicitation: &mcpclient.ElicitationCapability{URL: true}},
+				OnElicit: func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+					t.Error("a form was sent to a URL-only client")
+					return mcpclient.ElicitResult{Action: "cancel"}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.CallTool(ctx, "ask", nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
+				t.Fatalf("got %v, want ErrElicitUnsupported", err)
+			}
+		})
+	}
+}
+
+// An adapter made with NewMiddleware and installed as a server option works
+// like one New installed.
+func TestNewMiddleware(t *testing.T) {
+	a, err := mcpgo.NewMiddleware(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := server.NewMCPServer("option", "1", server.WithToolHandlerMiddleware(a.Middleware))
+	s.AddTool(mcp.NewTool("ask"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		form, err := mcpgo.Elicit[testform.NameForm](ctx, "Who?")
+		if err != nil {
+			return nil, err
+		}
+		return mcp.NewToolResultText("hello " + form.Name), nil
+	})
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	defer func() {
+		hs.CloseClientConnections()
+		hs.Close()
+	}()
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, hs.URL, v, names("Ada"))
+			res, err := call(t, c, "ask")
+			if err != nil || strings.Join(res.Lines(), "") != "hello Ada" {
+				t.Fatalf("got %v, %v", res, err)
+			}
+		})
+	}
+	if _, err := mcpgo.NewMiddleware(&mcpgo.Options{RequestStateKeys: [][]byte{[]byte("short")}}); err == nil {
+		t.Error("a 5-byte key was accepted")
+	}
+}

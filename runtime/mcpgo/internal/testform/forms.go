@@ -1,0 +1,12 @@
+// Package testform holds the generated forms the adapter's tests ask.
+package testform
+
+//go:generate go run github.com/go-elicit/elicit/cmd/elicitgen
+
+// NameForm asks for a name.
+//
+//elicit:form
+type NameForm struct {
+	// Who to greet.
+	Name string `json:"name" jsonschema:"title=Name,minLength=1,maxLength=40"`
+}

@@ -1,0 +1,236 @@
+package mcpgo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/formimpl"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Options configure an Adapter.
+type Options struct {
+	// RequestStateKeys seal the requestState of 2026-07-28 input_required
+	// results (AES-256-GCM, 32 bytes each). The first key seals, every key
+	// opens: give every replica the same list, and rotate by prepending.
+	// Empty: one random key per process, so a retry must reach the same
+	// process that asked.
+	RequestStateKeys [][]byte
+	// RequestStateTTL is how long a client may take to retry after an
+	// input_required result (default DefaultRequestStateTTL).
+	RequestStateTTL time.Duration
+}
+
+// Adapter adds typed elicitation to one mcp-go server.
+type Adapter struct {
+	server *server.MCPServer
+	states *stateCodec
+}
+
+// New returns the adapter for s and installs its tool middleware on s
+// ((*server.MCPServer).Use), so every tool's handler may call Elicit. opts
+// may be nil. It fails only on a bad RequestStateKeys entry.
+func New(s *server.MCPServer, opts *Options) (*Adapter, error) {
+	if s == nil {
+		return nil, errors.New("elicit: mcpgo.New needs a server")
+	}
+	a, err := newAdapter(opts)
+	if err != nil {
+		return nil, err
+	}
+	a.server = s
+	s.Use(a.Middleware)
+	return a, nil
+}
+
+// NewMiddleware returns an adapter that is not installed yet, for servers
+// built with server.WithToolHandlerMiddleware(a.Middleware).
+func NewMiddleware(opts *Options) (*Adapter, error) { return newAdapter(opts) }
+
+func newAdapter(opts *Options) (*Adapter, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	states, err := newStateCodec(opts.RequestStateKeys, opts.RequestStateTTL)
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{states: states}, nil
+}
+
+type callKey struct{}
+
+// call is what one run of a tool handler keeps in its context.
+type call struct {
+	srv *server.MCPServer
+	rt  *roundTrip // on a 2026-07-28 request
+}
+
+// Middleware is the tool middleware New installs: it gives the handler what
+// Elicit needs and, on a 2026-07-28 request, turns a run that asked for
+// input into the input_required result, whatever the handler returned.
+func (a *Adapter) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := &call{srv: server.ServerFromContext(ctx)}
+		if c.srv == nil {
+			c.srv = a.server
+		}
+		if !server.IsModernRequest(ctx) {
+			return next(context.WithValue(ctx, callKey{}, c), req)
+		}
+		args := rawArguments(req)
+		responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
+		for k, v := range req.Params.InputResponses {
+			raw, err := json.Marshal(v) // an undecoded response marshals to its raw JSON
+			if err != nil || len(raw) == 0 || raw[0] != '{' {
+				return nil, fmt.Errorf("inputResponses[%q] must be an object", k)
+			}
+			responses[k] = raw
+		}
+		rt, err := a.states.openRound(req.Params.Name, args, req.Params.RequestState, responses)
+		if err != nil {
+			return nil, err
+		}
+		c.rt = rt
+		res, herr := next(context.WithValue(ctx, callKey{}, c), req)
+		asked := rt.pending()
+		if len(asked) == 0 {
+			return res, herr
+		}
+		state, err := a.states.sealRound(req.Params.Name, args, rt)
+		if err != nil {
+			return nil, fmt.Errorf("sealing requestState: %w", err)
+		}
+		reqs := make(mcp.InputRequests, len(asked))
+		for _, r := range asked {
+			reqs[r.key] = mcp.NewElicitationInputRequest(mcp.ElicitationParams{
+				Mode: mcp.ElicitationModeForm, Message: r.message, RequestedSchema: r.schema,
+			})
+		}
+		return &mcp.CallToolResult{
+			Result:               mcp.Result{ResultType: mcp.ResultTypeInputRequired},
+			MultiRoundTripResult: mcp.MultiRoundTripResult{InputRequests: reqs, RequestState: state},
+		}, nil
+	}
+}
+
+// rawArguments is the arguments as sent, for the requestState binding.
+func rawArguments(req mcp.CallToolRequest) []byte {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments
+	}
+	raw, _ := json.Marshal(req.Params.Arguments)
+	return raw
+}
+
+// ClientSupportsElicit reports whether the caller of the tool call ctx
+// belongs to can be asked with a form: its protocol version has form
+// elicitation and it declared the capability (on 2026-07-28 in this
+// request's _meta). Check it first and fall back to a plain tool error, so a
+// client without it never waits on a question.
+func ClientSupportsElicit(ctx context.Context) bool { return checkClient(ctx) == nil }
+
+func checkClient(ctx context.Context) error {
+	version := server.RequestProtocolVersion(ctx)
+	var caps *mcp.ClientCapabilities
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok && s != nil {
+		c := s.GetClientCapabilities()
+		caps = &c
+	}
+	var declared, form, url bool
+	if caps != nil && caps.Elicitation != nil {
+		declared, form, url = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
+	}
+	return checkForm(version, declared, form, url)
+}
+
+// Elicit asks the user of the tool call ctx belongs to to fill in the
+// generated form T and returns the answer decoded and validated into a T. It
+// compiles only for forms elicitgen generated code for, and works only under
+// the adapter's middleware. The outcomes are runtime.Elicit's: nil on
+// accept, otherwise runtime.ErrElicitDeclined, runtime.ErrElicitCanceled, a
+// *runtime.ContentError, runtime.ErrElicitUnsupported, ... (errors.Is).
+//
+// On a 2026-07-28 request the first run returns runtime.ErrInputRequired:
+// return at once (returning the error is fine); the adapter answers the call
+// with input_required and the handler runs again, from the top, when the
+// client retries with the answer.
+func Elicit[T any, P interface {
+	*T
+	formimpl.Form
+}](ctx context.Context, message string, opts ...ElicitOption) (T, error) {
+	var zero T
+	c, ok := ctx.Value(callKey{}).(*call)
+	if !ok {
+		return zero, errNotAdapted
+	}
+	if err := checkClient(ctx); err != nil {
+		return zero, err
+	}
+	version := server.RequestProtocolVersion(ctx)
+	d := P(&zero).ElicitForm()
+	schema, err := formSchema(d, version)
+	if err != nil {
+		return zero, err
+	}
+	o := elicitOptions{key: d.Key}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var raw []byte
+	if c.rt != nil {
+		if raw, err = c.rt.ask(o.key, message, schema); err != nil {
+			return zero, err
+		}
+	} else if raw, err = askSession(ctx, c.srv, version, message, schema); err != nil {
+		return zero, err
+	}
+	return decodeAnswer[T, P](raw)
+}
+
+// askSession sends elicitation/create on a legacy session and returns the
+// client's result as JSON.
+func askSession(ctx context.Context, srv *server.MCPServer, version, message string, schema json.RawMessage) ([]byte, error) {
+	if srv == nil {
+		return nil, errNotAdapted
+	}
+	params := mcp.ElicitationParams{Message: message, RequestedSchema: schema}
+	if hasElicitMode(version) {
+		params.Mode = mcp.ElicitationModeForm
+	}
+	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params:  params,
+	})
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctxError(ctx)
+	case errors.Is(err, server.ErrNoActiveSession), errors.Is(err, server.ErrElicitationNotSupported):
+		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitUnsupported, err)
+	case err != nil:
+		return nil, fmt.Errorf("elicit: %w", err)
+	case res == nil:
+		return nil, fmt.Errorf("%w: no result", runtime.ErrElicitMalformed)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitMalformed, err)
+	}
+	return raw, nil
+}
+
+// ctxError is the context's error with its cause, when there is one.
+func ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("%w: %w", err, cause)
+	}
+	return err
+}
