@@ -131,9 +131,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	body = trimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
-		// JSON-RPC batches were removed in 2025-06-18; this server answers
-		// every request on its own stream and never accepted them.
-		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "JSON-RPC batches are not supported")
+		s.serveBatch(w, r, body, sseOK)
 		return
 	}
 	var msg message

@@ -1,0 +1,107 @@
+package runtime
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+)
+
+// serveBatch answers a JSON-RPC batch, which only 2025-03-26 has (2025-06-18
+// removed batches). Its requests run concurrently; a request that sends
+// something first (an elicitation) turns the reply into an SSE stream that
+// every message of the batch rides, responses included. Otherwise the
+// responses go back as one JSON array, or 202 when the batch held none.
+func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, sseOK bool) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(body, &items); err != nil {
+		httpError(w, http.StatusBadRequest, CodeParseError, "parse error: "+err.Error())
+		return
+	}
+	if len(items) == 0 {
+		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "empty batch")
+		return
+	}
+	if r.Header.Get(HeaderSessionID) == "" {
+		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "JSON-RPC batches are not supported outside a 2025-03-26 session (initialize must not be batched)")
+		return
+	}
+	sess, ok := s.sessionFor(w, r)
+	if !ok {
+		return
+	}
+	if sess.protocol != Version20250326 {
+		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "JSON-RPC batches are not supported: protocol "+sess.protocol+" removed them")
+		return
+	}
+	sess.touch()
+	shared := newHTTPSink(w, sseOK, nil)
+	var (
+		mu     sync.Mutex
+		frames [][]byte
+		wg     sync.WaitGroup
+	)
+	add := func(frame []byte) {
+		if frame != nil {
+			mu.Lock()
+			frames = append(frames, frame)
+			mu.Unlock()
+		}
+	}
+	for _, item := range items {
+		var msg message
+		if err := json.Unmarshal(item, &msg); err != nil {
+			add(encodeError(nil, rpcErrorf(CodeParseError, "parse error: %v", err)))
+			continue
+		}
+		if err := msg.validate(); err != nil {
+			add(encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)))
+			continue
+		}
+		switch {
+		case msg.Method == "initialize":
+			add(encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not be part of a batch")))
+		case msg.isResponse():
+			if !s.legacyReply(sess, &msg) {
+				add(encodeError(nil, rpcErrorf(CodeInvalidRequest, "no pending request with id %s in this session", msg.ID)))
+			}
+		case msg.isNotification():
+			s.legacyNotification(sess, &msg)
+		default:
+			wg.Add(1)
+			go func(msg message) {
+				defer wg.Done()
+				add(s.legacyRequest(r.Context(), sess, &msg, batchSink{shared}).frame)
+			}(msg)
+		}
+	}
+	wg.Wait()
+	if shared.streaming() {
+		for _, f := range frames {
+			_ = shared.send(f)
+		}
+		s.finish(shared, reply{})
+		return
+	}
+	if len(frames) == 0 {
+		s.finish(shared, reply{status: http.StatusAccepted})
+		return
+	}
+	arr := []byte{'['}
+	for i, f := range frames {
+		if i > 0 {
+			arr = append(arr, ',')
+		}
+		arr = append(arr, f...)
+	}
+	s.finish(shared, reply{http.StatusOK, append(arr, ']')})
+}
+
+// batchSink is one batched request's view of the batch's shared reply:
+// messages it sends go on the shared stream; its response is collected.
+type batchSink struct{ shared *httpSink }
+
+func (b batchSink) send(msg []byte) error    { return b.shared.send(msg) }
+func (b batchSink) finish(int, []byte) error { return nil }
+func (b batchSink) close()                   {}
+func (b batchSink) streaming() bool          { return b.shared.streaming() }
+func (b batchSink) canSend() bool            { return b.shared.canSend() }
