@@ -3,7 +3,7 @@ GO      ?= go
 GOTEST  ?= $(GO) test -race -count=1
 PKGS    ?= ./...
 
-.PHONY: all test vet build generate check-generated bench conformance demo
+.PHONY: all test vet build generate check-generated bench fuzz conformance demo
 
 BIN := bin
 
@@ -33,6 +33,11 @@ demo:
 	$(GO) generate ./examples/ze
 	$(GO) build -o $(BIN)/ ./examples/ze ./cmd/mcptest
 	$(GO) run ./internal/demo -bin $(BIN) -scripts testdata/demo
+
+# fuzz runs every fuzz target for FUZZTIME (default 10s) each.
+FUZZTIME ?= 10s
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash internal/fuzz/run.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
