@@ -42,6 +42,12 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# load drives the runtime with 50 sessions × 20 concurrent eliciting calls in
+# both eras (see internal/load) and fails on a lost result, a leak or a hang.
+.PHONY: load
+load:
+	$(GO) run ./internal/load -sessions 50 -concurrency 20 -rounds 20
+
 # conformance runs the official MCP conformance suite, 0.1.16 and
 # 0.2.0-alpha.12, against examples/conformance; every failure must be listed,
 # with its reason, in internal/conformance/baseline.txt. Node 22 and both
