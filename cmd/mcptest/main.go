@@ -1,14 +1,30 @@
-// Command mcptest is a scripted MCP client for testing Streamable HTTP
-// servers, elicitation above all. It reads directives from stdin, connects,
-// runs them in order and reports through stdout, stderr and its exit status.
+// Command mcptest is a scripted MCP client for testing MCP servers over
+// Streamable HTTP or stdio, elicitation above all. It reads directives from
+// stdin, connects, runs them in order and reports through stdout, stderr and
+// its exit status.
 //
 // Usage:
 //
 //	mcptest --url URL [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script
+//	mcptest --stdio 'CMD ARGS' [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] < script
+//
+// For example, the same script against ze over HTTP and over stdio:
+//
+//	mcptest --url http://127.0.0.1:8080/mcp --elicit < accept.txt
+//	mcptest --stdio './ze -stdio' --elicit < accept.txt
 //
 // Flags:
 //
-//	--url URL          the server endpoint (required), http:// or https://
+//	--url URL          the server endpoint, http:// or https://
+//	--stdio 'CMD ARGS' instead of --url: run the server as a child process
+//	                   (CMD ARGS split on white space, no shell, so no quoting
+//	                   inside) and speak the stdio transport, newline-delimited
+//	                   JSON-RPC on its stdin and stdout. The server's stderr is
+//	                   passed through to mcptest's stderr, never read as
+//	                   protocol. At the end mcptest closes the server's stdin
+//	                   and waits up to 5s for it to exit (then SIGTERM, then
+//	                   kill); a server that exits non-zero fails the run.
+//	                   Exactly one of --url and --stdio is required.
 //	--elicit           declare the elicitation capability as {} (form only)
 //	--elicit=MODES     declare the listed modes, a comma list of form and url:
 //	                   --elicit=form,url sends {"form":{},"url":{}}. Modes need
@@ -19,19 +35,22 @@
 //	--protocol VERSION 2025-06-18 (default), 2025-11-25, 2025-03-26 or
 //	                   2026-07-28. The first three run the initialize handshake
 //	                   with a session; 2026-07-28 is sessionless, sends _meta
-//	                   and the Mcp-Method / Mcp-Name headers on every request
-//	                   and answers input_required results by retrying.
+//	                   (over HTTP also the Mcp-Method / Mcp-Name headers) on
+//	                   every request and answers input_required results by
+//	                   retrying.
 //	--timeout D        bound on the whole run (default 30s; 0 for none)
 //	--trace            print every HTTP exchange (method, URL, status, MCP
-//	                   headers, bodies) and every SSE frame (id, event, data)
-//	                   to stderr, as numbered lines: "[n] >" sent, "[n] <"
-//	                   received, "[n] *" a note from the client
+//	                   headers, bodies) and every SSE frame (id, event, data),
+//	                   or with --stdio every line sent and received, to
+//	                   stderr, as numbered lines: "[n] >" sent, "[n] <"
+//	                   received, "[n] *" a note from the client ("[-]" when a
+//	                   line belongs to no request)
 //	--listen           also open the standalone GET stream after the handshake,
 //	                   for servers that send elicitations outside the call's
 //	                   own response stream (e.g. servers answering POSTs with
-//	                   application/json only); a 405 answer is fine
+//	                   application/json only); a 405 answer is fine (--url only)
 //	--header 'K: V'    add an HTTP header to every request (repeatable), for
-//	                   example an Origin or Authorization header
+//	                   example an Origin or Authorization header (--url only)
 //
 // Script. One directive per line; blank lines and lines starting with '#'
 // are skipped:
@@ -72,8 +91,10 @@
 // or a JSON-RPC error), the server could not be reached or broke the
 // protocol, or the run timed out; 2 for bad flags or a bad script. A failed
 // call does not stop the script — later directives still run, so one run can
-// check several outcomes — but a transport failure or the timeout does.
-// At the end the session is deleted (HTTP DELETE).
+// check several outcomes — but a transport failure (the server unreachable,
+// or a stdio server that exited) or the timeout does. At the end the
+// session is deleted (HTTP DELETE), or the stdio server's stdin is closed
+// and the server waited for.
 package main
 
 import (

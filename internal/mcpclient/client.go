@@ -15,10 +15,18 @@ import (
 	"time"
 )
 
-// Options configure a [Client]. Only URL is required.
+// Options configure a [Client]. Exactly one of URL and Command is required.
 type Options struct {
 	// URL is the server's Streamable HTTP endpoint, http or https.
 	URL string
+	// Command, instead of URL, runs the server as a child process (the
+	// program and its arguments, not run through a shell) and speaks the
+	// stdio transport: newline-delimited JSON-RPC on its stdin and stdout.
+	Command []string
+	// Stderr receives the child's standard error, whole lines at a time
+	// (Command only). When nil, the lines appear in the trace as
+	// "[-] ! LINE", or are dropped without a trace. Never read as protocol.
+	Stderr io.Writer
 	// Protocol is the version to speak; DefaultProtocol when empty. The
 	// legacy versions run the initialize handshake; Version20260728 runs
 	// sessionless with per-request _meta.
@@ -29,25 +37,27 @@ type Options struct {
 	// ClientInfo names the client; Name defaults to "mcpclient" and Version
 	// to "0".
 	ClientInfo Implementation
-	// HTTPClient sends the requests; when nil the client uses its own
+	// HTTPClient sends the requests (URL only); when nil the client uses its own
 	// transport and closes its idle connections on Close. Give it no
 	// overall Timeout: a response stream lives as long as its call.
 	HTTPClient *http.Client
 	// Header is added to every HTTP request (for example Origin or
-	// Authorization).
+	// Authorization); URL only.
 	Header http.Header
 	// Trace, when set, receives a transcript of every HTTP exchange and SSE
-	// frame (see the package documentation for its format).
+	// frame, or every stdio line (see the package documentation for its
+	// format).
 	Trace io.Writer
 	// OnElicit answers elicitation/create, both the legacy server-sent
 	// request and the 2026-07-28 input request. It may be called from
 	// several goroutines at once when calls run concurrently.
 	OnElicit ElicitHandler
-	// OnNotification, when set, sees every notification the server sends on
-	// a response stream. It runs on the stream's reading goroutine, so it
-	// must return quickly.
+	// OnNotification, when set, sees every notification the server sends.
+	// It runs on the goroutine reading the stream (or the child's stdout),
+	// so it must return quickly.
 	OnNotification func(method string, params json.RawMessage)
-	// MaxMessageBytes bounds one JSON body or SSE event; 16 MiB when zero.
+	// MaxMessageBytes bounds one JSON body, SSE event or stdio line; 16 MiB
+	// when zero.
 	MaxMessageBytes int
 	// MaxRounds bounds the input_required retries of one 2026-07-28 call;
 	// 16 when zero.
@@ -56,6 +66,7 @@ type Options struct {
 	// servers that send requests (elicitations) or notifications outside a
 	// call's response stream — for example a server that answers POSTs with
 	// application/json only. Ignored in 2026-07-28, which has no such stream.
+	// URL only: over stdio every message shares the one channel.
 	Listen bool
 }
 
@@ -76,6 +87,7 @@ const (
 	methodDiscover     = "server/discover"
 	methodElicit       = "elicitation/create"
 	methodElicitDone   = "notifications/elicitation/complete"
+	methodCancelled    = "notifications/cancelled"
 	contentTypeJSON    = "application/json"
 	contentTypeSSE     = "text/event-stream"
 	headerSessionID    = "Mcp-Session-Id"
@@ -92,18 +104,24 @@ const (
 )
 
 // Client is a connection to one MCP server. All methods are safe for
-// concurrent use; each call is its own HTTP request with its own response
-// stream, so several calls (and their elicitations) may be in flight at once.
+// concurrent use; several calls (and their elicitations) may be in flight
+// at once — over HTTP each is its own request with its own response stream,
+// over stdio their messages share the child's stdin and stdout.
 type Client struct {
-	opts  Options
-	url   string
-	hc    *http.Client
-	own   *http.Transport // non-nil when the client made hc
-	trace *tracer
-	ids   atomic.Int64
+	opts    Options
+	tr      transport
+	trace   *tracer
+	ids     atomic.Int64
+	serving servingSet // server requests being answered
 
 	modern    bool
 	requested string // the version asked for
+	stdio     bool
+
+	// HTTP only.
+	url string
+	hc  *http.Client
+	own *http.Transport // non-nil when the client made hc
 
 	mu         sync.Mutex
 	sessionID  string
@@ -119,16 +137,37 @@ type Client struct {
 	listenDone chan struct{}
 }
 
-// Connect validates opts and opens a connection: the initialize handshake
-// and notifications/initialized for legacy versions, server/discover for
-// 2026-07-28. On error nothing is left open.
+// Connect validates opts and opens a connection — it starts the server
+// when opts.Command is set — then runs the initialize handshake and
+// notifications/initialized for legacy versions, server/discover for
+// 2026-07-28. On error nothing is left open (a started server is stopped).
 func Connect(ctx context.Context, opts Options) (*Client, error) {
-	u, err := url.Parse(opts.URL)
-	if err != nil {
-		return nil, fmt.Errorf("mcpclient: bad url %q: %w", opts.URL, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("mcpclient: bad url %q: want http:// or https:// with a host", opts.URL)
+	var u *url.URL
+	switch {
+	case opts.URL != "" && len(opts.Command) > 0:
+		return nil, errors.New("mcpclient: set URL or Command, not both")
+	case len(opts.Command) > 0:
+		if opts.Command[0] == "" {
+			return nil, errors.New("mcpclient: empty command name")
+		}
+		switch {
+		case opts.HTTPClient != nil:
+			return nil, errors.New("mcpclient: HTTPClient needs URL; Command speaks stdio")
+		case len(opts.Header) > 0:
+			return nil, errors.New("mcpclient: Header needs URL; Command speaks stdio")
+		case opts.Listen:
+			return nil, errors.New("mcpclient: Listen needs URL; over stdio every message shares one channel")
+		}
+	case opts.URL == "":
+		return nil, errors.New("mcpclient: no URL or Command")
+	default:
+		var err error
+		if u, err = url.Parse(opts.URL); err != nil {
+			return nil, fmt.Errorf("mcpclient: bad url %q: %w", opts.URL, err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("mcpclient: bad url %q: want http:// or https:// with a host", opts.URL)
+		}
 	}
 	if opts.Protocol == "" {
 		opts.Protocol = DefaultProtocol
@@ -153,15 +192,22 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 	c := &Client{
 		opts:      opts,
-		url:       u.String(),
-		hc:        opts.HTTPClient,
 		trace:     newTracer(opts.Trace),
 		modern:    IsModern(opts.Protocol),
 		requested: opts.Protocol,
 	}
-	if c.hc == nil {
-		c.own = http.DefaultTransport.(*http.Transport).Clone()
-		c.hc = &http.Client{Transport: c.own}
+	var err error
+	if u != nil {
+		c.url, c.hc, c.tr = u.String(), opts.HTTPClient, httpTransport{c}
+		if c.hc == nil {
+			c.own = http.DefaultTransport.(*http.Transport).Clone()
+			c.hc = &http.Client{Transport: c.own}
+		}
+	} else {
+		c.stdio = true
+		if c.tr, err = startStdio(c, opts.Command); err != nil {
+			return nil, err
+		}
 	}
 	if c.modern {
 		err = c.discover(ctx)
@@ -258,7 +304,8 @@ func (c *Client) Discover(ctx context.Context) (*DiscoverResult, error) {
 	return &res, nil
 }
 
-// SessionID returns the Mcp-Session-Id the server assigned ("" if none).
+// SessionID returns the Mcp-Session-Id the server assigned ("" if none, and
+// always over stdio, where the connection is the session).
 func (c *Client) SessionID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -290,8 +337,9 @@ func (c *Client) InitializeResult() *InitializeResult {
 // the call retried, with a new id, the inputResponses and the echoed
 // requestState, until the result is complete; the input requests of one
 // round are answered in the order of their keys. In the legacy era
-// elicitations arrive as server-sent requests on the call's stream and are
-// answered by separate POSTs while the stream stays open.
+// elicitations arrive as server-sent requests — on the call's stream,
+// answered by separate POSTs while the stream stays open (HTTP), or as
+// lines answered with lines (stdio).
 //
 // A result with isError set is returned as a result, not an error.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallToolResult, error) {
@@ -442,7 +490,9 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 	return res, nil
 }
 
-// Notify sends a notification; the server must accept it (202, or any 2xx).
+// Notify sends a notification. Over HTTP the server must accept it (202,
+// or any 2xx); over stdio it is written as a line, in 2026-07-28 with the
+// _meta a request carries (so a server can tell its era without a session).
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if c.isClosed() {
 		return ErrClosed
@@ -451,60 +501,37 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
+	if c.modern && c.stdio {
+		if raw, err = c.withMeta(raw); err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+	}
 	body, err := json.Marshal(wireMessage{JSONRPC: jsonrpcVersion, Method: method, Params: raw})
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	if err := c.post202(ctx, body, method); err != nil {
+	if err := c.tr.deliver(ctx, 0, body, method); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil
 }
 
-// Close ends the session: a DELETE with the session id in the legacy era
-// (a 404 or 405 answer counts as success), nothing on the wire in
-// 2026-07-28. It waits at most 5 seconds for the server. Calls still in
-// flight are not waited for; their streams end when the server drops the
-// session. Close is idempotent.
+// Close ends the connection. Over HTTP: a DELETE with the session id in
+// the legacy era (a 404 or 405 answer counts as success), nothing on the
+// wire in 2026-07-28; it waits at most 5 seconds for the server, and calls
+// still in flight end when the server drops the session. Over stdio: it
+// closes the child's stdin, waits up to 5 seconds for it to exit (calls in
+// flight get whatever the server writes before it does), then sends
+// SIGTERM, and after 2 more seconds kills it; a child that exits with a
+// non-zero status, or has to be stopped, is an error. Close is idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
-		sid := c.sessionID
 		c.mu.Unlock()
-		if sid != "" {
-			ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-			c.closeErr = c.deleteSession(ctx)
-			cancel()
-		}
-		if c.stopListen != nil {
-			c.stopListen()
-			<-c.listenDone
-		}
-		if c.own != nil {
-			c.own.CloseIdleConnections()
-		}
+		c.closeErr = c.tr.close()
 	})
 	return c.closeErr
-}
-
-func (c *Client) deleteSession(ctx context.Context) error {
-	n := c.trace.next()
-	resp, err := c.send(ctx, n, http.MethodDelete, nil, "", "", "")
-	if err != nil {
-		return fmt.Errorf("delete session: %w", err)
-	}
-	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode/100 == 2:
-		c.drain(n, resp)
-		return nil
-	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusMethodNotAllowed:
-		c.drain(n, resp)
-		c.trace.notef(n, "server answered DELETE with %s; treating the session as ended", resp.Status)
-		return nil
-	}
-	return fmt.Errorf("delete session: %w", c.statusError(n, http.MethodDelete, resp))
 }
 
 func (c *Client) isClosed() bool {
@@ -578,17 +605,6 @@ func isJSONObject(raw json.RawMessage) bool {
 func jsonString(s string) json.RawMessage {
 	b, _ := json.Marshal(s)
 	return b
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 func idString(id int64) json.RawMessage { return json.RawMessage(strconv.FormatInt(id, 10)) }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The test binary doubles as a stdio server for the stdio tests.
+	if mode, ok := stdioHelperMode(); ok {
+		os.Exit(stdioHelper(mode))
+	}
+	// Helpers are this binary: under -race, each would sleep a second at
+	// exit (the race runtime's default atexit_sleep_ms) unless told not to.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	goleak.VerifyTestMain(m)
 }
 

@@ -10,12 +10,15 @@ import (
 	"sync/atomic"
 )
 
-// tracer writes the human-readable transcript. Every HTTP exchange gets a
-// number; each line starts with "[n] " and a direction mark:
+// tracer writes the human-readable transcript. Every HTTP exchange (or,
+// over stdio, every request and the server request it answers) gets a
+// number; each line starts with "[n] " ("[-] " for what belongs to none) and
+// a direction mark:
 //
-//	[n] > ...   sent by the client (request line, headers, body)
-//	[n] < ...   received (status, headers, body or SSE frames)
+//	[n] > ...   sent by the client (request line, headers, body; a stdio line)
+//	[n] < ...   received (status, headers, body or SSE frames; a stdio line)
 //	[n] * ...   a note from the client about what it does next
+//	[-] ! ...   a line the stdio server wrote to its standard error
 //
 // Lines of one exchange may interleave with another's when calls run
 // concurrently; the number tells them apart. Each write is one whole block,
@@ -99,6 +102,14 @@ func (t *tracer) body(n int64, body []byte) {
 		return
 	}
 	t.block(n, "<", bodyLines(body))
+}
+
+// line shows one stdio message as it went over the wire.
+func (t *tracer) line(n int64, mark string, data []byte) {
+	if t == nil {
+		return
+	}
+	t.block(n, mark, []string{string(bytes.TrimRight(data, "\r\n"))})
 }
 
 // event shows one SSE frame: its id and event fields, then its data.

@@ -6,18 +6,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"mime"
-	"net/http"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 )
 
+// transport moves JSON-RPC messages between the client and one server.
+// Everything the protocol means — ids, _meta, answering server requests and
+// elicitations, input_required retries, cancellation — is the client's and
+// the same over every transport; a transport only carries bytes and hands
+// every message it receives for a request to that request's exchange.
+type transport interface {
+	// roundTrip sends one request (body, with x.id) and returns its
+	// response's result. Every message that arrives for the request before
+	// the response goes through x.handleMessage.
+	roundTrip(ctx context.Context, x *exchange, body []byte, name string) (json.RawMessage, error)
+	// deliver sends a notification or a response, which gets no JSON-RPC
+	// answer. n is the trace number of what it belongs to (0: none).
+	deliver(ctx context.Context, n int64, body []byte, method string) error
+	// close ends the connection; Client.Close calls it once.
+	close() error
+}
+
 // exchange is one request in flight: its id, its trace number and the
-// goroutines answering server requests that arrived on its stream.
+// goroutines answering server requests that arrived for it. A transport
+// that cannot tie server requests to a call (stdio) keeps one exchange
+// without an id for the whole connection.
 type exchange struct {
 	c        *Client
 	n        int64
@@ -28,8 +41,8 @@ type exchange struct {
 }
 
 // request sends one JSON-RPC request and returns its result, handling
-// whatever arrives before the response on its stream. name is the Mcp-Name
-// header value (2026-07-28 only).
+// whatever arrives before the response. name is the Mcp-Name header value
+// (2026-07-28 over HTTP only).
 func (c *Client) request(ctx context.Context, method, name string, params json.RawMessage) (_ json.RawMessage, err error) {
 	if c.isClosed() {
 		return nil, ErrClosed
@@ -48,213 +61,77 @@ func (c *Client) request(ctx context.Context, method, name string, params json.R
 	ctx, cancel := context.WithCancelCause(ctx)
 	x := &exchange{c: c, n: c.trace.next(), id: id, method: method, cancel: cancel}
 	defer func() {
-		// Stop answering on this stream's behalf once the call is over.
+		// Stop answering on this request's behalf once it is over.
 		cancel(nil)
 		x.handlers.Wait()
 		if err != nil && parent.Err() != nil {
 			c.cancelled(x, context.Cause(parent))
 		}
 	}()
-	resp, err := c.send(ctx, x.n, http.MethodPost, body, method, name, "")
-	if err != nil {
-		return nil, causeOr(ctx, err)
-	}
-	defer resp.Body.Close()
-	if method == methodInitialize && resp.StatusCode/100 == 2 {
-		if err := c.setSession(resp.Header.Get(headerSessionID)); err != nil {
-			return nil, err
-		}
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, c.statusError(x.n, http.MethodPost, resp)
-	}
-	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent {
-		return nil, fmt.Errorf("%w: server answered the request with %s and no response", ErrProtocol, resp.Status)
-	}
-	switch mt := mediaType(resp.Header); mt {
-	case contentTypeJSON:
-		data, err := c.readBody(resp.Body)
-		if err != nil {
-			return nil, causeOr(ctx, err)
-		}
-		c.trace.body(x.n, data)
-		res, done, err := x.handleData(ctx, data)
-		if err != nil || done {
-			return res, err
-		}
-		return nil, fmt.Errorf("%w: json reply carried no response to request %s", ErrProtocol, id)
-	case contentTypeSSE:
-		return x.stream(ctx, resp)
-	default:
-		return nil, fmt.Errorf("%w: unexpected content type %q", ErrProtocol, resp.Header.Get("Content-Type"))
-	}
+	return c.tr.roundTrip(ctx, x, body, name)
 }
 
 // cancelled tells the server that the caller gave up on a request, so its
-// handler stops (legacy era; initialize must not be cancelled, and 2026-07-28
-// servers see the closed connection).
+// handler stops. initialize must not be cancelled, and 2026-07-28 servers on
+// HTTP see the closed connection instead.
 func (c *Client) cancelled(x *exchange, reason error) {
-	if c.modern || x.method == methodInitialize || c.isClosed() {
+	if (c.modern && !c.stdio) || x.method == methodInitialize || c.isClosed() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
 	defer cancel()
 	params := map[string]any{"requestId": x.id, "reason": reason.Error()}
-	if err := c.Notify(ctx, "notifications/cancelled", params); err != nil {
+	if err := c.Notify(ctx, methodCancelled, params); err != nil {
 		c.trace.notef(x.n, "could not send notifications/cancelled: %v", err)
 	}
 }
 
-// stream reads a response stream until it carries our response. When the
-// stream ends early after events with ids (2025-11-25 servers may close it
-// on purpose), it resumes with a GET and Last-Event-ID, waiting the retry
-// delay the server asked for.
-func (x *exchange) stream(ctx context.Context, resp *http.Response) (json.RawMessage, error) {
-	c := x.c
-	pos := streamPos{retry: defaultRetry}
-	body, fruitless := resp.Body, 0
-	for {
-		res, done, got, err := x.readEvents(ctx, body, &pos)
-		if err != nil || done {
-			return res, err
+// handleMessage processes one message received for x. done reports that it
+// was x's response; res and err are then its result or error. n numbers
+// what the message starts in the trace (a server request's answer).
+func (x *exchange) handleMessage(ctx context.Context, m *wireMessage, n int64) (json.RawMessage, bool, error) {
+	switch {
+	case m.isRequest():
+		return nil, false, x.serverRequest(ctx, m, n)
+	case m.isNotification():
+		x.c.notification(n, m)
+	case len(x.id) > 0 && bytes.Equal(bytes.TrimSpace(m.ID), x.id):
+		if m.Error != nil {
+			return nil, true, m.Error
 		}
-		if got {
-			fruitless = 0
-		} else {
-			fruitless++
+		if len(m.Result) == 0 {
+			return nil, true, fmt.Errorf("%w: response to request %s has neither result nor error", ErrProtocol, x.id)
 		}
-		if c.modern || pos.lastID == "" || fruitless >= maxResumeAttempts {
-			return nil, fmt.Errorf("%w to request %s", ErrStreamEnded, x.id)
-		}
-		c.trace.notef(x.n, "stream ended before the response; resuming after %s with Last-Event-ID %q", pos.retry, pos.lastID)
-		if err := sleep(ctx, pos.retry); err != nil {
-			return nil, err
-		}
-		next, err := x.resume(ctx, pos.lastID)
-		if err != nil {
-			return nil, err
-		}
-		body.Close()
-		body = next.Body
-		defer next.Body.Close()
-	}
-}
-
-// streamPos is what a stream said about resuming it.
-type streamPos struct {
-	lastID string
-	retry  time.Duration
-}
-
-// readEvents handles the events of one SSE body until it ends (done false,
-// err nil), carries our response (done true) or fails. got reports whether
-// any event arrived.
-func (x *exchange) readEvents(ctx context.Context, body io.Reader, pos *streamPos) (res json.RawMessage, done, got bool, err error) {
-	c := x.c
-	r := newSSEReader(body, c.opts.MaxMessageBytes)
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			if ctx.Err() != nil {
-				return nil, false, got, context.Cause(ctx)
-			}
-			return nil, false, got, nil
-		}
-		if err != nil {
-			return nil, false, got, causeOr(ctx, fmt.Errorf("reading stream: %w", err))
-		}
-		got = true
-		c.trace.event(x.n, ev)
-		if ev.HasID {
-			pos.lastID = ev.ID
-		}
-		if ev.HasRetry {
-			pos.retry = ev.Retry
-		}
-		if ev.Data == "" {
-			continue // a priming event: it only carries an id
-		}
-		if ev.Name != "" && ev.Name != eventMessage {
-			c.trace.notef(x.n, "ignoring sse event of type %q", ev.Name)
-			continue
-		}
-		res, done, err := x.handleData(ctx, []byte(ev.Data))
-		if err != nil || done {
-			return res, done, got, err
-		}
-	}
-}
-
-// resume opens a GET stream that replays events after lastID.
-func (x *exchange) resume(ctx context.Context, lastID string) (*http.Response, error) {
-	c := x.c
-	n := c.trace.next()
-	resp, err := c.send(ctx, n, http.MethodGet, nil, "", "", lastID)
-	if err != nil {
-		return nil, fmt.Errorf("resuming stream: %w", causeOr(ctx, err))
-	}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
-		return nil, fmt.Errorf("resuming stream: %w", c.statusError(n, http.MethodGet, resp))
-	}
-	if mediaType(resp.Header) != contentTypeSSE {
-		resp.Body.Close()
-		return nil, fmt.Errorf("resuming stream: %w: unexpected content type %q", ErrProtocol, resp.Header.Get("Content-Type"))
-	}
-	c.trace.notef(x.n, "resumed on exchange [%d]", n)
-	return resp, nil
-}
-
-// handleData processes the messages of one JSON body or SSE event. done
-// reports that our response was among them.
-func (x *exchange) handleData(ctx context.Context, data []byte) (json.RawMessage, bool, error) {
-	msgs, err := decodeMessages(data)
-	if err != nil {
-		return nil, false, err
-	}
-	for _, m := range msgs {
-		switch {
-		case m.isRequest():
-			if err := x.serverRequest(ctx, m); err != nil {
-				return nil, false, err
-			}
-		case m.isNotification():
-			x.c.notification(x.n, m)
-		case len(x.id) > 0 && bytes.Equal(bytes.TrimSpace(m.ID), x.id):
-			if m.Error != nil {
-				return nil, true, m.Error
-			}
-			if len(m.Result) == 0 {
-				return nil, true, fmt.Errorf("%w: response to request %s has neither result nor error", ErrProtocol, x.id)
-			}
-			return m.Result, true, nil
-		default:
-			x.c.trace.notef(x.n, "ignoring a message that is not a response to request %s", x.id)
-		}
+		return m.Result, true, nil
+	default:
+		x.c.trace.notef(x.n, "ignoring a message that is not a response to request %s", x.id)
 	}
 	return nil, false, nil
 }
 
 // serverRequest answers a server-to-client request in its own goroutine,
-// so the stream keeps being read (pings, notifications) while a person
-// thinks about an elicitation. Failing to deliver the answer fails the call:
-// the server would otherwise wait forever.
-func (x *exchange) serverRequest(ctx context.Context, m *wireMessage) error {
+// so messages keep being read (pings, notifications) while a person thinks
+// about an elicitation. Failing to deliver the answer ends x (the call, or
+// the stdio connection): the server would otherwise wait forever.
+func (x *exchange) serverRequest(ctx context.Context, m *wireMessage, n int64) error {
 	if x.c.modern {
-		return fmt.Errorf("%w: server sent request %q on a %s stream", ErrProtocol, m.Method, Version20260728)
+		return fmt.Errorf("%w: server sent request %q in %s, where servers send none", ErrProtocol, m.Method, Version20260728)
 	}
 	x.handlers.Add(1)
 	go func() {
 		defer x.handlers.Done()
-		if err := x.c.answer(ctx, m); err != nil && ctx.Err() == nil {
+		if err := x.c.answer(ctx, n, m); err != nil && ctx.Err() == nil {
 			x.cancel(fmt.Errorf("answering %s: %w", m.Method, err))
 		}
 	}()
 	return nil
 }
 
-// answer computes the reply to a server request and POSTs it.
-func (c *Client) answer(ctx context.Context, m *wireMessage) error {
+// answer computes the reply to a server request and delivers it. A request
+// the server cancels (notifications/cancelled with its id) gets no reply.
+func (c *Client) answer(ctx context.Context, n int64, m *wireMessage) error {
+	ctx, stop := c.serving.add(ctx, m.ID)
+	defer stop()
 	reply := wireMessage{JSONRPC: jsonrpcVersion, ID: m.ID}
 	switch m.Method {
 	case "ping":
@@ -263,7 +140,8 @@ func (c *Client) answer(ctx context.Context, m *wireMessage) error {
 		res, err := c.elicit(ctx, m.Params)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil // the call is over; nobody waits for this answer
+				c.trace.notef(n, "%s %s abandoned: %v", m.Method, m.ID, context.Cause(ctx))
+				return nil // the call is over or the server gave up; nobody waits for this answer
 			}
 			var rpcErr *RPCError
 			if !errors.As(err, &rpcErr) {
@@ -280,12 +158,12 @@ func (c *Client) answer(ctx context.Context, m *wireMessage) error {
 	if err != nil {
 		return err
 	}
-	// The answer is delivered even if the call's result overtakes its 202
-	// (the server may finish the stream before answering this POST), so it
+	// The answer is delivered even if the call's result overtakes it (an
+	// HTTP server may finish the stream before answering this POST), so it
 	// is not cancelled with the call; it is bounded on its own.
 	postCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
 	defer cancel()
-	return c.post202(postCtx, body, "")
+	return c.tr.deliver(postCtx, n, body, "")
 }
 
 // elicit validates an elicitation/create request against the declared
@@ -324,140 +202,69 @@ func (c *Client) elicit(ctx context.Context, raw json.RawMessage) (json.RawMessa
 }
 
 func (c *Client) notification(n int64, m *wireMessage) {
-	if m.Method == methodElicitDone {
+	switch m.Method {
+	case methodElicitDone:
 		var p struct {
 			ElicitationID string `json:"elicitationId"`
 		}
 		_ = json.Unmarshal(m.Params, &p) // only for the note
 		c.trace.notef(n, "url elicitation %q complete", p.ElicitationID)
+	case methodCancelled:
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+			Reason    string          `json:"reason"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && hasID(p.RequestID) {
+			reason := "the server cancelled the request"
+			if p.Reason != "" {
+				reason += ": " + p.Reason
+			}
+			if c.serving.cancel(p.RequestID, errors.New(reason)) {
+				c.trace.notef(n, "server cancelled its request %s", bytes.TrimSpace(p.RequestID))
+			}
+		}
 	}
 	if c.opts.OnNotification != nil {
 		c.opts.OnNotification(m.Method, m.Params)
 	}
 }
 
-// post202 POSTs a notification or a response, which the server must accept
-// without a JSON-RPC answer.
-func (c *Client) post202(ctx context.Context, body []byte, method string) error {
-	n := c.trace.next()
-	resp, err := c.send(ctx, n, http.MethodPost, body, method, "", "")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return c.statusError(n, http.MethodPost, resp)
-	}
-	if resp.StatusCode != http.StatusAccepted {
-		c.trace.notef(n, "expected 202 Accepted, got %s", resp.Status)
-	}
-	c.drain(n, resp)
-	return nil
+// servingSet holds the server requests being answered, by id, so the
+// server's notifications/cancelled can stop the elicitation handler.
+type servingSet struct {
+	mu sync.Mutex
+	m  map[string]context.CancelCauseFunc
 }
 
-// send makes one HTTP request with the MCP headers and traces it.
-func (c *Client) send(ctx context.Context, n int64, method string, body []byte, rpcMethod, rpcName, lastEventID string) (*http.Response, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+func (s *servingSet) add(ctx context.Context, id json.RawMessage) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	key := idKey(id)
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[string]context.CancelCauseFunc{}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.url, rd)
-	if err != nil {
-		return nil, err
+	s.m[key] = cancel
+	s.mu.Unlock()
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.m, key)
+		s.mu.Unlock()
+		cancel(nil)
 	}
-	for _, k := range slices.Sorted(maps.Keys(c.opts.Header)) {
-		for _, v := range c.opts.Header[k] {
-			req.Header.Add(k, v)
-		}
-	}
-	switch method {
-	case http.MethodPost:
-		req.Header.Set("Accept", acceptPOST)
-		req.Header.Set("Content-Type", contentTypeJSON)
-	case http.MethodGet:
-		req.Header.Set("Accept", contentTypeSSE)
-	}
-	if sid := c.session(); sid != "" {
-		req.Header.Set(headerSessionID, sid)
-	}
-	if v := c.headerVersion(); v != "" {
-		req.Header.Set(headerProtocol, v)
-	}
-	if c.modern && rpcMethod != "" {
-		req.Header.Set(headerMethod, rpcMethod)
-		if rpcName != "" {
-			req.Header.Set(headerName, rpcName)
-		}
-	}
-	if lastEventID != "" {
-		req.Header.Set(headerLastEventID, lastEventID)
-	}
-	c.trace.request(n, req, body)
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		c.trace.notef(n, "transport error: %v", err)
-		return nil, err
-	}
-	c.trace.response(n, resp)
-	return resp, nil
 }
 
-// statusError turns a non-2xx answer into an error: the JSON-RPC error in
-// its body if there is one, else an *HTTPError. A 404 on a request that
-// carried a session id also matches ErrSessionNotFound.
-func (c *Client) statusError(n int64, method string, resp *http.Response) error {
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyMax))
-	c.trace.body(n, data)
-	var err error
-	if msgs, derr := decodeMessages(data); derr == nil && len(msgs) == 1 && msgs[0].Error != nil {
-		err = fmt.Errorf("http %s: %w", resp.Status, msgs[0].Error)
-	} else {
-		msg := strings.TrimSpace(string(data))
-		if len(msg) > errorMessageMax {
-			msg = msg[:errorMessageMax] + "..."
-		}
-		err = &HTTPError{Method: method, StatusCode: resp.StatusCode, Status: resp.Status, Body: msg}
+func (s *servingSet) cancel(id json.RawMessage, reason error) bool {
+	s.mu.Lock()
+	cancel, ok := s.m[idKey(id)]
+	s.mu.Unlock()
+	if ok {
+		cancel(reason)
 	}
-	if resp.StatusCode == http.StatusNotFound && resp.Request != nil && resp.Request.Header.Get(headerSessionID) != "" {
-		return fmt.Errorf("%w: %w", ErrSessionNotFound, err)
-	}
-	return err
+	return ok
 }
 
-func (c *Client) readBody(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(c.opts.MaxMessageBytes)+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading response: %w", err)
-	}
-	if len(data) > c.opts.MaxMessageBytes {
-		return nil, fmt.Errorf("%w: response body exceeds %d bytes", ErrProtocol, c.opts.MaxMessageBytes)
-	}
-	return data, nil
-}
-
-// drain reads (and traces) what is left of a body so the connection can be
-// reused.
-func (c *Client) drain(n int64, resp *http.Response) {
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyMax))
-	c.trace.body(n, data)
-}
-
-// setSession records the session id from the initialize answer. The spec
-// allows only visible ASCII.
-func (c *Client) setSession(sid string) error {
-	if len(sid) > sessionIDMaxLength {
-		return fmt.Errorf("%w: session id longer than %d bytes", ErrProtocol, sessionIDMaxLength)
-	}
-	for i := 0; i < len(sid); i++ {
-		if sid[i] < 0x21 || sid[i] > 0x7e {
-			return fmt.Errorf("%w: session id %q has a byte outside visible ASCII", ErrProtocol, sid)
-		}
-	}
-	c.mu.Lock()
-	c.sessionID = sid
-	c.mu.Unlock()
-	return nil
-}
+// idKey is a JSON-RPC id as a map key: 1 and "1" stay apart.
+func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
 // withMeta adds the 2026-07-28 per-request _meta keys to params, keeping
 // any other _meta keys the caller set.
@@ -491,14 +298,6 @@ func (c *Client) withMeta(params json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(obj)
 }
 
-func mediaType(h http.Header) string {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(mt)
-}
-
 // causeOr returns the reason ctx ended (a timeout, or why the call was
 // aborted) if it did, else err.
 func causeOr(ctx context.Context, err error) error {
@@ -508,4 +307,16 @@ func causeOr(ctx context.Context, err error) error {
 		}
 	}
 	return err
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,9 @@ elicit-accept {"command":"x"}
 		s.Exit != 1 || s.Timeout != 5*time.Second || s.Stdin != "elicit-accept {\"command\":\"x\"}\n@ze_execute\n" {
 		t.Fatalf("parsed %+v", s)
 	}
+	if !slices.Equal(s.Transports, []string{TransportHTTP}) {
+		t.Errorf("default transports %q, want http", s.Transports)
+	}
 	if len(s.Expect) != 2 || s.Expect[0] != (Expectation{"stdout", false, "peer1 127.0.0.1 AS 1", 7}) || s.Expect[1] != (Expectation{"stderr", true, "panic", 8}) {
 		t.Fatalf("expectations %+v", s.Expect)
 	}
@@ -35,6 +39,37 @@ elicit-accept {"command":"x"}
 	}
 	if bad := s.Check(Result{Exit: 1, Stdout: "peer1 127.0.0.1 AS 1"}); len(bad) != 0 {
 		t.Errorf("check of a good run: %q", bad)
+	}
+}
+
+func TestParseTransport(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"transport http", []string{TransportHTTP}},
+		{"transport stdio", []string{TransportStdio}},
+		{"transport both", []string{TransportHTTP, TransportStdio}},
+		{"  transport   both  ", []string{TransportHTTP, TransportStdio}},
+	} {
+		s, err := Parse("t.ci", []byte("server ze\n"+tc.line+"\n-- stdin --\n@ze_execute\n"))
+		if err != nil {
+			t.Errorf("%q: %v", tc.line, err)
+			continue
+		}
+		if !slices.Equal(s.Transports, tc.want) {
+			t.Errorf("%q: transports %q, want %q", tc.line, s.Transports, tc.want)
+		}
+	}
+	s, err := Parse("t.ci", []byte("server ze\ntransport stdio\n-- stdin --\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(t.Context(), Binaries{Servers: map[string]string{"ze": "ze"}}, TransportHTTP); err == nil || !strings.Contains(err.Error(), `not a scenario for transport "http" (it runs over stdio)`) {
+		t.Errorf("run over a transport the file does not name: %v", err)
+	}
+	if _, err := s.Run(t.Context(), Binaries{Servers: map[string]string{"ze": "/a dir/ze"}}, TransportStdio); err == nil || !strings.Contains(err.Error(), "white space in its path") {
+		t.Errorf("run with a spaced path: %v", err)
 	}
 }
 
@@ -48,6 +83,10 @@ func TestParseErrors(t *testing.T) {
 		{"server ze\ntimeout soon\n-- stdin --\n", `x.ci:2: timeout needs a positive duration`},
 		{"server ze\nfrobnicate\n-- stdin --\n", `x.ci:2: unknown directive "frobnicate"`},
 		{"server ze\nstdout-contains\n-- stdin --\n", `x.ci:2: stdout-contains needs text`},
+		{"server ze\ntransport\n-- stdin --\n", `x.ci:2: transport needs http, stdio or both, not ""`},
+		{"server ze\ntransport sse\n-- stdin --\n", `x.ci:2: transport needs http, stdio or both, not "sse"`},
+		{"server ze\ntransport http stdio\n-- stdin --\n", `x.ci:2: transport needs http, stdio or both, not "http stdio"`},
+		{"server ze\ntransport both\ntransport http\n-- stdin --\n", "x.ci:3: second transport directive"},
 	} {
 		_, err := Parse("x.ci", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -65,12 +104,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("server ze\nclient --elicit\nexit 0\nstdout-contains x\n-- stdin --\n@ze_execute\n"))
 	f.Add([]byte("-- stdin --\n"))
 	f.Add([]byte("server ze a b\n-- stdin --"))
+	f.Add([]byte("server ze\ntransport both\n-- stdin --\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("f.ci", data)
 		if err != nil {
 			return
 		}
-		if s.Server == "" || s.Exit < 0 || s.Exit > 255 || s.Timeout <= 0 {
+		if s.Server == "" || s.Exit < 0 || s.Exit > 255 || s.Timeout <= 0 || len(s.Transports) == 0 {
 			t.Fatalf("accepted a bad scenario: %+v", s)
 		}
 		for _, e := range s.Expect {

@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // Binaries are the programs a scenario runs: the client and the servers by
@@ -21,28 +23,45 @@ type Binaries struct {
 	Servers map[string]string // examples/NAME -> binary
 }
 
-// Run starts the scenario's server on a free loopback port, runs the client
-// against it and stops the server again, on every path.
-func (s *Scenario) Run(ctx context.Context, bins Binaries) (Result, error) {
+// Run runs the scenario over transport, one of s.Transports. Over
+// [TransportHTTP] it starts the server on a free loopback port, runs the
+// client against it and stops the server again, on every path; over
+// [TransportStdio] the client starts the server as its child (mcptest
+// --stdio), and ends it by closing its stdin.
+func (s *Scenario) Run(ctx context.Context, bins Binaries, transport string) (Result, error) {
 	serverBin, ok := bins.Servers[s.Server]
 	if !ok {
 		return Result{}, fmt.Errorf("%s: unknown server %q", s.Name, s.Server)
 	}
-	url, stop, err := StartServer(ctx, serverBin, s.ServerFlags)
-	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w", s.Name, err)
+	if !slices.Contains(s.Transports, transport) {
+		return Result{}, fmt.Errorf("%s: not a scenario for transport %q (it runs over %s)", s.Name, transport, strings.Join(s.Transports, ", "))
 	}
-	defer stop()
+	var args []string
+	switch transport {
+	case TransportHTTP:
+		url, stop, err := StartServer(ctx, serverBin, s.ServerFlags)
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		defer stop()
+		args = []string{"--url", url}
+	case TransportStdio:
+		// mcptest splits the command on white space.
+		if strings.ContainsFunc(serverBin, unicode.IsSpace) {
+			return Result{}, fmt.Errorf("%s: server binary %q has white space in its path; mcptest --stdio cannot run it", s.Name, serverBin)
+		}
+		args = []string{"--stdio", strings.Join(append([]string{serverBin, "-stdio"}, s.ServerFlags...), " ")}
+	}
+	args = append(args, s.ClientFlags...)
 
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
-	args := append([]string{"--url", url}, s.ClientFlags...)
 	cmd := exec.CommandContext(ctx, bins.Client, args...)
 	cmd.Stdin = strings.NewReader(s.Stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	err := cmd.Run()
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
 	var exit *exec.ExitError
 	switch {

@@ -18,16 +18,27 @@
 //
 // Directives (blank lines and lines starting with # are ignored):
 //
-//	server NAME [FLAG...]     the example server examples/NAME, with flags
-//	client [FLAG...]          mcptest flags; --url is added by the runner
-//	exit N                    the client's expected exit status (default 0)
-//	timeout DURATION          bound on the client run (default 30s)
-//	stdout-contains TEXT      TEXT must appear in the client's stdout
-//	stdout-not-contains TEXT  TEXT must not appear there
-//	stderr-contains TEXT      likewise for stderr
+//	server NAME [FLAG...]       the example server examples/NAME, with flags
+//	client [FLAG...]            mcptest flags; --url or --stdio is added by the runner
+//	transport http|stdio|both   how the client reaches the server (default http)
+//	exit N                      the client's expected exit status (default 0)
+//	timeout DURATION            bound on the client run (default 30s)
+//	stdout-contains TEXT        TEXT must appear in the client's stdout
+//	stdout-not-contains TEXT    TEXT must not appear there
+//	stderr-contains TEXT        likewise for stderr
 //	stderr-not-contains TEXT
 //
 // Flags are split on white space; a flag value cannot contain spaces.
+//
+// Transports. Over http the runner starts the server itself with
+// -addr 127.0.0.1:0 and the server flags, waits for its "listening on URL"
+// line, and runs mcptest --url URL. Over stdio it starts no server: it runs
+// mcptest --stdio 'BINARY -stdio FLAG...', so mcptest starts the server as
+// its child and speaks newline-delimited JSON-RPC on its stdin and stdout
+// (the server's stderr then shows in the client's stderr). A "both"
+// scenario runs once over each, with the same script and the same
+// expectations: what a client sees must not depend on the transport. The
+// test runs each transport as its own subtest, NAME/http and NAME/stdio.
 package scenario
 
 import (
@@ -44,11 +55,14 @@ type Scenario struct {
 	Name        string
 	Server      string   // examples/<Server>
 	ServerFlags []string // flags for the server
-	ClientFlags []string // mcptest flags (without --url)
-	Exit        int
-	Timeout     time.Duration
-	Expect      []Expectation
-	Stdin       string
+	ClientFlags []string // mcptest flags (without --url or --stdio)
+	// Transports lists what to run the scenario over, in order: Transport
+	// values, [TransportHTTP] unless the file says otherwise.
+	Transports []string
+	Exit       int
+	Timeout    time.Duration
+	Expect     []Expectation
+	Stdin      string
 }
 
 // Expectation is one check of the client's output.
@@ -61,6 +75,13 @@ type Expectation struct {
 
 // stdinMarker separates the header from the client's stdin.
 const stdinMarker = "-- stdin --"
+
+// Transports a scenario can run over.
+const (
+	TransportHTTP  = "http"
+	TransportStdio = "stdio"
+	transportBoth  = "both"
+)
 
 // Parse reads a scenario. name is used in error messages (file:line: ...).
 func Parse(name string, data []byte) (*Scenario, error) {
@@ -82,7 +103,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 		return nil, fmt.Errorf("%s: no %q line before the client's input", name, stdinMarker)
 	}
 	s.Stdin = stdin
-	sawServer, sawClient, sawExit := false, false, false
+	sawServer, sawClient, sawExit, sawTransport := false, false, false, false
 	sc := bufio.NewScanner(strings.NewReader(header))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -112,6 +133,20 @@ func Parse(name string, data []byte) (*Scenario, error) {
 			}
 			sawClient = true
 			s.ClientFlags = strings.Fields(rest)
+		case "transport":
+			if sawTransport {
+				fail(n, "second transport directive")
+				continue
+			}
+			sawTransport = true
+			switch rest {
+			case TransportHTTP, TransportStdio:
+				s.Transports = []string{rest}
+			case transportBoth:
+				s.Transports = []string{TransportHTTP, TransportStdio}
+			default:
+				fail(n, "transport needs http, stdio or both, not %q", rest)
+			}
 		case "exit":
 			if sawExit {
 				fail(n, "second exit directive")
@@ -144,6 +179,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	}
 	if !sawServer {
 		errs = append(errs, fmt.Errorf("%s: no server directive", name))
+	}
+	if s.Transports == nil {
+		s.Transports = []string{TransportHTTP}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

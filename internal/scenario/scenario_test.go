@@ -10,7 +10,8 @@ import (
 )
 
 // TestScenarios builds mcptest and the example servers once and runs every
-// testdata/scenarios/*.ci file against a fresh server.
+// testdata/scenarios/*.ci file against a fresh server, once per transport
+// the file names (subtests NAME/http, NAME/stdio).
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/scenarios/*.ci")
 	if err != nil || len(files) == 0 {
@@ -34,15 +35,20 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := s.Run(context.Background(), bins)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, problem := range s.Check(res) {
-				t.Error(problem)
-			}
-			if t.Failed() {
-				t.Logf("stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+			for _, transport := range s.Transports {
+				t.Run(transport, func(t *testing.T) {
+					t.Parallel()
+					res, err := s.Run(context.Background(), bins, transport)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, problem := range s.Check(res) {
+						t.Error(problem)
+					}
+					if t.Failed() {
+						t.Logf("stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+					}
+				})
 			}
 		})
 	}

@@ -9,10 +9,14 @@
 // node_modules here whenever node_modules is missing or was installed from a
 // different package.json or package-lock.json (a stamp file records their
 // hash), builds examples/ze, starts it on a free loopback port and runs
-// interop.mjs once per case:
+// interop.mjs once per case; then it runs the stdio cases (stdioCases:
+// accept, decline, no capability and more), where the SDK's
+// StdioClientTransport starts "ze -stdio" itself, one child per case, and
+// each must end exactly as it does over HTTP:
 //
-//	node interop.mjs URL [CASE...]   one JSON line per case on stdout
-//	node interop.mjs --list          the case names
+//	node interop.mjs URL [CASE...]          one JSON line per case on stdout
+//	node interop.mjs --stdio ZE [CASE...]   the same over stdio
+//	node interop.mjs --list                 the case names
 //
 // The script only reports what the client saw; the test asserts it. To move
 // the pin, edit package.json and run npm install here; the lock file must

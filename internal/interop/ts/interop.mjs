@@ -1,7 +1,10 @@
 // interop.mjs drives examples/ze with the official TypeScript MCP SDK client
-// (@modelcontextprotocol/sdk, pinned in package.json) over Streamable HTTP.
+// (@modelcontextprotocol/sdk, pinned in package.json) over Streamable HTTP,
+// or over stdio, where the SDK's StdioClientTransport starts "ZE -stdio" as
+// its child process, once per case.
 //
 //	node interop.mjs URL [CASE...]
+//	node interop.mjs --stdio ZE [CASE...]
 //	node interop.mjs --list
 //
 // With no CASE it runs every case. For each case it prints one JSON line on
@@ -11,11 +14,13 @@
 //
 // or, when the client itself failed (connect, request, timeout),
 // {"case":NAME,"protocolVersion":V,"failure":MESSAGE,"elicitations":[...]}.
+// Over stdio a report also carries "stderr", what the server wrote there.
 // "elicitations" records every elicitation/create request the client saw
 // (message, mode, requestedSchema) in order. The script only reports; the Go
 // test (ts_test.go) decides what is right. It exits 0 when every case ran to a
 // report, 1 on a failure, 2 on bad usage.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -81,7 +86,33 @@ function offeringFetch(version) {
   };
 }
 
-async function runCase(url, name, c) {
+// stdioTransport starts ze as a child process. The SDK tells the transport
+// the negotiated version through setProtocolVersion if it has one (the
+// HTTP transport does, for its header); the stdio transport has none, so
+// this one records it. An offer is rewritten in the initialize message.
+function stdioTransport(bin, offer, report) {
+  const transport = new StdioClientTransport({ command: bin, args: ['-stdio'], stderr: 'pipe' });
+  report.stderr = '';
+  transport.stderr.on('data', (chunk) => {
+    report.stderr += chunk.toString();
+  });
+  transport.setProtocolVersion = (version) => {
+    transport.protocolVersion = version;
+  };
+  if (offer) {
+    const send = transport.send.bind(transport);
+    transport.send = (msg, options) => {
+      if (msg && msg.method === 'initialize') {
+        msg = { ...msg, params: { ...msg.params, protocolVersion: offer } };
+      }
+      return send(msg, options);
+    };
+  }
+  return transport;
+}
+
+// target is {url} or {stdio: ZE}.
+async function runCase(target, name, c) {
   const report = { case: name, elicitations: [] };
   const options = c.answers === null ? {} : { capabilities: { elicitation: {} } };
   const client = new Client({ name: 'elicit-interop-ts', version: '1.0.0' }, options);
@@ -93,7 +124,9 @@ async function runCase(url, name, c) {
       return answers.shift() ?? { action: 'cancel' };
     });
   }
-  const transport = new StreamableHTTPClientTransport(new URL(url), c.offer ? { fetch: offeringFetch(c.offer) } : undefined);
+  const transport = target.stdio
+    ? stdioTransport(target.stdio, c.offer, report)
+    : new StreamableHTTPClientTransport(new URL(target.url), c.offer ? { fetch: offeringFetch(c.offer) } : undefined);
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`case still running after ${caseTimeoutMs} ms`)), caseTimeoutMs);
@@ -114,11 +147,14 @@ async function runCase(url, name, c) {
     report.failure = err instanceof Error ? err.message : String(err);
   } finally {
     clearTimeout(timer);
-    // Ends the session (DELETE) and closes the transport; a failure here
-    // does not change what the case saw.
-    try {
-      await transport.terminateSession();
-    } catch {}
+    // Ends the session (DELETE over HTTP; over stdio closing the transport
+    // closes ze's stdin, and ze exits); a failure here does not change what
+    // the case saw.
+    if (!target.stdio) {
+      try {
+        await transport.terminateSession();
+      } catch {}
+    }
     try {
       await client.close();
     } catch {}
@@ -131,16 +167,28 @@ async function main(argv) {
     for (const name of Object.keys(cases)) console.log(name);
     return 0;
   }
-  if (argv.length < 1 || argv[0].startsWith('-')) {
-    console.error('usage: node interop.mjs URL [CASE...] | --list');
-    return 2;
-  }
-  const [url, ...names] = argv;
-  try {
-    new URL(url);
-  } catch {
-    console.error(`interop: bad server URL ${JSON.stringify(url)}`);
-    return 2;
+  const usage = 'usage: node interop.mjs URL [CASE...] | --stdio ZE [CASE...] | --list';
+  let target, names;
+  if (argv[0] === '--stdio') {
+    if (argv.length < 2 || argv[1] === '') {
+      console.error(usage);
+      return 2;
+    }
+    target = { stdio: argv[1] };
+    names = argv.slice(2);
+  } else {
+    if (argv.length < 1 || argv[0].startsWith('-')) {
+      console.error(usage);
+      return 2;
+    }
+    try {
+      new URL(argv[0]);
+    } catch {
+      console.error(`interop: bad server URL ${JSON.stringify(argv[0])}`);
+      return 2;
+    }
+    target = { url: argv[0] };
+    names = argv.slice(1);
   }
   for (const name of names) {
     if (!Object.hasOwn(cases, name)) {
@@ -150,7 +198,7 @@ async function main(argv) {
   }
   let code = 0;
   for (const name of names.length > 0 ? names : Object.keys(cases)) {
-    const report = await runCase(url, name, cases[name]);
+    const report = await runCase(target, name, cases[name]);
     if (report.failure !== undefined) code = 1;
     console.log(JSON.stringify(report));
   }

@@ -44,6 +44,7 @@ type report struct {
 	Text            *string       `json:"text"`
 	Failure         *string       `json:"failure"`
 	Elicitations    []elicitation `json:"elicitations"`
+	Stderr          *string       `json:"stderr"` // stdio: what ze wrote to stderr
 }
 
 type elicitation struct {
@@ -90,6 +91,13 @@ var cases = map[string]want{
 	"legacy-2025-06-18-accept": {protocol: "2025-06-18", text: peerList, asked: []string{askCommand}, required: []string{"command"}},
 	// 2025-06-18 has no multi-select, so the server refuses before asking.
 	"legacy-2025-06-18-add-peer": {protocol: "2025-06-18", isError: true, contains: []string{"multi-select", `"extra"`, "2025-11-25"}},
+}
+
+// stdioCases run over stdio too, each starting its own "ze -stdio" through
+// the SDK's StdioClientTransport; they must end exactly as over HTTP.
+var stdioCases = []string{
+	"accept", "decline", "cancel", "no-capability", "bad-content",
+	"add-peer", "add-peer-no-capability", "legacy-2025-06-18-accept",
 }
 
 func TestTypeScriptSDKClient(t *testing.T) {
@@ -139,16 +147,36 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	for name, w := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel() // each case is its own session; the server serves them at once
-			r := runCase(t, node, url, name)
+			r := runCase(t, node, []string{url}, name)
 			check(t, r, w)
 		})
 	}
+	t.Run("stdio", func(t *testing.T) {
+		for _, name := range stdioCases {
+			w, ok := cases[name]
+			if !ok {
+				t.Fatalf("stdio case %q is not a case", name)
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each case runs its own ze
+				r := runCase(t, node, []string{"--stdio", bin}, name)
+				check(t, r, w)
+				if r.Stderr == nil {
+					t.Errorf("stdio report carries no stderr field")
+				} else if t.Failed() {
+					t.Logf("ze's stderr:\n%s", *r.Stderr)
+				}
+			})
+		}
+	})
 }
 
-// runCase runs one case of the script and parses its report.
-func runCase(t *testing.T, node, url, name string) report {
+// runCase runs one case of the script against target (URL, or --stdio ZE)
+// and parses its report.
+func runCase(t *testing.T, node string, target []string, name string) report {
 	t.Helper()
-	out, err := runNode(t, node, script, url, name)
+	args := append(append([]string{script}, target...), name)
+	out, err := runNode(t, node, args...)
 	var r report
 	if jerr := json.Unmarshal(bytes.TrimSpace(out), &r); jerr != nil {
 		t.Fatalf("%s %s: output is not one JSON report (%v; run error: %v):\n%s", script, name, jerr, err, out)

@@ -60,6 +60,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 type config struct {
 	url      string
+	command  []string // --stdio, split on white space
 	protocol string
 	elicit   *mcpclient.ElicitationCapability
 	timeout  time.Duration
@@ -73,15 +74,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	cfg := &config{header: http.Header{}}
 	var elicit elicitFlag
-	fs.StringVar(&cfg.url, "url", "", "server endpoint `URL` (required)")
+	var stdio string
+	fs.StringVar(&cfg.url, "url", "", "server endpoint `URL` (this or --stdio)")
+	fs.StringVar(&stdio, "stdio", "", "run the server `'CMD ARGS'` and speak stdio to it (this or --url)")
 	fs.Var(&elicit, "elicit", "declare elicitation: alone as {} (form); --elicit=form,url lists the modes")
 	fs.StringVar(&cfg.protocol, "protocol", mcpclient.DefaultProtocol, "protocol `VERSION`: "+strings.Join(mcpclient.Versions(), ", "))
 	fs.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "bound on the whole run (0: none)")
-	fs.BoolVar(&cfg.trace, "trace", false, "print every HTTP exchange and SSE frame to stderr")
+	fs.BoolVar(&cfg.trace, "trace", false, "print every HTTP exchange and SSE frame, or every stdio line, to stderr")
 	fs.BoolVar(&cfg.listen, "listen", false, "also open the standalone GET stream, for servers that elicit outside a call's stream")
 	fs.Var(headerFlag(cfg.header), "header", "extra HTTP header `'Name: value'` (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s --url URL [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script\n", name)
+		fmt.Fprintf(stderr, "usage: %s (--url URL | --stdio 'CMD ARGS') [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script\n", name)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -90,8 +93,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (directives are read from stdin)", fs.Arg(0))
 	}
-	if cfg.url == "" {
-		return nil, errors.New("--url is required")
+	cfg.command = strings.Fields(stdio)
+	switch {
+	case cfg.url != "" && stdio != "":
+		return nil, errors.New("--url and --stdio are mutually exclusive")
+	case stdio != "" && len(cfg.command) == 0:
+		return nil, errors.New("--stdio: empty command")
+	case cfg.url == "" && stdio == "":
+		return nil, errors.New("--url or --stdio is required")
+	case len(cfg.command) > 0 && cfg.listen:
+		return nil, errors.New("--listen needs --url (over stdio every message shares one channel)")
+	case len(cfg.command) > 0 && len(cfg.header) > 0:
+		return nil, errors.New("--header needs --url (stdio has no headers)")
 	}
 	if !slices.Contains(mcpclient.Versions(), cfg.protocol) {
 		return nil, fmt.Errorf("--protocol: unsupported version %q (want one of %s)", cfg.protocol, strings.Join(mcpclient.Versions(), ", "))
@@ -202,6 +215,7 @@ func (r *runner) run(directives []script.Directive) (status int) {
 	}
 	opts := mcpclient.Options{
 		URL:          r.cfg.url,
+		Command:      r.cfg.command,
 		Protocol:     r.cfg.protocol,
 		ClientInfo:   mcpclient.Implementation{Name: name, Version: "1"},
 		Capabilities: mcpclient.Capabilities{Elicitation: r.cfg.elicit},
@@ -214,9 +228,15 @@ func (r *runner) run(directives []script.Directive) (status int) {
 	if r.cfg.trace {
 		opts.Trace = r.stderr
 	}
+	target := r.cfg.url
+	if len(r.cfg.command) > 0 {
+		// The server's own stderr (its logs, a panic) is the user's to see.
+		opts.Stderr = r.stderr
+		target = strings.Join(r.cfg.command, " ")
+	}
 	client, err := mcpclient.Connect(ctx, opts)
 	if err != nil {
-		r.errorf("connect %s: %v", r.cfg.url, cause(ctx, err))
+		r.errorf("connect %s: %v", target, cause(ctx, err))
 		return ExitFailure
 	}
 	defer func() {

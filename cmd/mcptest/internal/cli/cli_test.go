@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The test binary doubles as a stdio server (the go-sdk fixture) for
+	// the --stdio tests.
+	if len(os.Args) == 2 && strings.HasPrefix(os.Args[1], stdioHelperFlag) {
+		os.Exit(stdioHelper(strings.TrimPrefix(os.Args[1], stdioHelperFlag)))
+	}
+	// Under -race a helper would sleep a second at exit without this.
+	os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	goleak.VerifyTestMain(m)
 }
 
@@ -200,7 +208,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{nil, "--url is required"},
+		{nil, "--url or --stdio is required"},
 		{[]string{"--url", "http://x", "--protocol", "2024-11-05"}, `unsupported version "2024-11-05"`},
 		{[]string{"--url", "http://x", "--elicit=bogus"}, `unknown elicitation mode "bogus"`},
 		{[]string{"--url", "http://x", "--elicit=url"}, "--elicit=url needs protocol 2025-11-25"},
