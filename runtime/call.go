@@ -92,9 +92,9 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 		if errors.As(err, &re) {
 			return nil, re
 		}
-		var mc *missingCapabilityError
+		var mc *MissingCapabilityError
 		if req.call != nil && req.call.modern && errors.As(err, &mc) {
-			return nil, missingCapability(mc.mode)
+			return nil, mc.RPCError()
 		}
 		return ErrorResult("%s", err.Error()), nil
 	}
@@ -105,10 +105,4 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 		res.Content = []Content{}
 	}
 	return res, nil
-}
-
-// missingCapability is the -32021 error naming the elicitation mode needed.
-func missingCapability(mode string) *RPCError {
-	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{mode: map[string]any{}}}})
-	return &RPCError{Code: CodeMissingCapability, Message: "missing required client capability: elicitation (" + mode + ")", Data: data}
 }

@@ -207,12 +207,12 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	if mm.calls != nil {
 		defer mm.calls.remove(c)
 	}
-	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.round, call: c}
+	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
 	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
 	switch {
 	case c.canceledByClient.Load() && sk.streaming():
 		return reply{}
-	case len(mc.order) > 0:
+	case len(mc.Requests()) > 0:
 		return reply{http.StatusOK, s.inputRequired(msg, p, mc, mm.subject)}
 	case rpcErr != nil:
 		status := http.StatusOK

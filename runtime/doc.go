@@ -64,4 +64,16 @@
 //
 // When the server gives up on an elicitation (timeout, the call's context
 // ended) it sends notifications/cancelled for it on the call's stream.
+//
+// # Adapters to other server libraries
+//
+// runtime/gosdk and runtime/mcpgo bring Elicit[T] to servers built on other
+// MCP libraries, with this runtime's schemas, outcomes and errors. They are
+// made of a small kit that this runtime uses itself, for writing one for
+// another library: CheckForm (may this client be asked with a form?),
+// FormSchema (the generated requestedSchema for a version), ElicitKey (the
+// input-request key, honouring WithKey), DecodeAnswer and ElicitOutcome
+// (the client's ElicitResult to a typed value, or to content, or to the
+// outcome error) and MissingCapabilityError (what a 2026-07-28 handler
+// returns to fail the call with -32021; its RPCError is that error).
 package runtime

@@ -105,7 +105,11 @@ func (s *Session) Elicit(ctx context.Context, message string, schema map[string]
 	if err != nil {
 		return nil, &SchemaError{Version: s.protocol, Violations: []subset.Violation{{Message: err.Error()}}}
 	}
-	content, err := s.elicitForm(ctx, "", message, rawSchema)
+	res, err := s.askForm(ctx, "", message, rawSchema)
+	if err != nil {
+		return nil, err
+	}
+	content, err := ElicitOutcome(res)
 	if err != nil {
 		return nil, err
 	}
@@ -135,15 +139,7 @@ func contentError(v []subset.Violation) *ContentError {
 }
 
 // checkForm reports why this client cannot be asked with a form, if it cannot.
-func (s *Session) checkForm() error {
-	switch {
-	case !hasFormElicitation(s.protocol):
-		return unsupportedf("protocol %s has no elicitation", s.protocol)
-	case !s.caps.form:
-		return &missingCapabilityError{mode: "form"}
-	}
-	return nil
-}
+func (s *Session) checkForm() error { return checkForm(s.protocol, s.caps.form) }
 
 // Elicit asks the client's user to fill in the generated form T and returns
 // the answer decoded and validated into a T. It compiles only for types
@@ -158,34 +154,19 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](ctx context.Context, s *Session, message string, opts ...ElicitOption) (T, error) {
 	var v T
-	form := P(&v)
-	d := form.ElicitForm()
-	variant, ok := d.Lookup(s.protocol)
 	if err := s.checkForm(); err != nil {
 		return v, err
 	}
-	if !ok {
-		return v, unsupportedf("form %s has no schema for protocol %s", d.Name, s.protocol)
-	}
-	if variant.Schema == nil {
-		return v, unsupportedf("form %s: %s", d.Name, variant.Unsupported)
-	}
-	o := elicitOptions{key: d.Key}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	content, err := s.elicitForm(ctx, o.key, message, variant.Schema)
+	d := P(&v).ElicitForm()
+	schema, err := FormSchema(d, s.protocol)
 	if err != nil {
 		return v, err
 	}
-	if len(content) == 0 || string(content) == "null" {
-		content = []byte("{}")
+	res, err := s.askForm(ctx, ElicitKey(d.Key, opts...), message, schema)
+	if err != nil {
+		return v, err
 	}
-	if err := form.ElicitDecode(content); err != nil {
-		var v0 T
-		return v0, err
-	}
-	return v, nil
+	return DecodeAnswer[T, P](res)
 }
 
 // ElicitOption adjusts one Elicit[T] call.
@@ -198,9 +179,8 @@ type elicitOptions struct{ key string }
 // Give each Elicit of one handler its own key when one form is asked twice.
 func WithKey(key string) ElicitOption { return func(o *elicitOptions) { o.key = key } }
 
-// elicitForm sends a form elicitation and returns the raw content of an
-// accepted answer.
-func (s *Session) elicitForm(ctx context.Context, key, message string, schema []byte) (json.RawMessage, error) {
+// askForm sends a form elicitation and returns the client's raw result.
+func (s *Session) askForm(ctx context.Context, key, message string, schema []byte) (json.RawMessage, error) {
 	params := make([]byte, 0, len(schema)+len(message)+64)
 	params = append(params, `{"message":`...)
 	params = appendJSONString(params, message)
@@ -210,40 +190,7 @@ func (s *Session) elicitForm(ctx context.Context, key, message string, schema []
 	params = append(params, `,"requestedSchema":`...)
 	params = append(params, schema...)
 	params = append(params, '}')
-	res, err := s.ask(ctx, key, params)
-	if err != nil {
-		return nil, err
-	}
-	return parseElicitResult(res, true)
-}
-
-// parseElicitResult maps an ElicitResult to content or an outcome error.
-func parseElicitResult(raw json.RawMessage, form bool) (json.RawMessage, error) {
-	var r struct {
-		Action  string          `json:"action"`
-		Content json.RawMessage `json:"content"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%w: result is not an elicitation result: %v", ErrElicitMalformed, err)
-	}
-	switch r.Action {
-	case "accept":
-		if !form {
-			return nil, nil
-		}
-		if len(r.Content) > 0 && r.Content[0] != '{' && string(r.Content) != "null" {
-			return nil, fmt.Errorf("%w: content must be an object", ErrElicitMalformed)
-		}
-		return r.Content, nil
-	case "decline":
-		return nil, ErrElicitDeclined
-	case "cancel":
-		return nil, ErrElicitCanceled
-	case "":
-		return nil, fmt.Errorf("%w: result has no action", ErrElicitMalformed)
-	default:
-		return nil, fmt.Errorf("%w: unknown action %q", ErrElicitMalformed, r.Action)
-	}
+	return s.ask(ctx, key, params)
 }
 
 // ElicitURL asks the user to visit url (URL mode, 2025-11-25: for what form
@@ -256,7 +203,7 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string) (elicitati
 	case !hasElicitMode(s.protocol):
 		return "", unsupportedf("protocol %s has no URL elicitation", s.protocol)
 	case !s.caps.url:
-		return "", &missingCapabilityError{mode: "url"}
+		return "", &MissingCapabilityError{Mode: "url"}
 	}
 	elicitationID = newID()
 	params := make([]byte, 0, len(message)+len(url)+96)
@@ -273,7 +220,7 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string) (elicitati
 	if err != nil {
 		return "", err
 	}
-	if _, err := parseElicitResult(res, false); err != nil {
+	if _, err := elicitOutcome(res, false); err != nil {
 		return "", err
 	}
 	return elicitationID, nil
@@ -317,7 +264,10 @@ type URLElicitation struct {
 // on a 2026-07-28 request through the input_required round trip.
 func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
 	if s.modern != nil {
-		return s.modern.ask(key, params)
+		if ans, ok := s.modern.Ask(key, params); ok {
+			return ans, nil
+		}
+		return nil, ErrInputRequired
 	}
 	c, ok := s.callFrom(ctx)
 	if !ok {

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // fuzzServer is a server with one legacy session and tools that answer at
@@ -93,7 +95,7 @@ func FuzzOpenRequestState(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	good, err := codec.seal(&requestState{Method: "tools/call", Name: "ask", Args: argsDigest([]byte(`{}`)), Asked: []string{"elicit"}})
+	good, err := codec.Seal(&roundtrip.State{Method: "tools/call", Name: "ask", ArgsDigest: roundtrip.ArgsDigest([]byte(`{}`)), Asked: []string{"elicit"}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -103,11 +105,11 @@ func FuzzOpenRequestState(f *testing.F) {
 	f.Add("", "ask", "{}")
 	f.Add("!!!!", "", "")
 	f.Fuzz(func(t *testing.T, state, name, args string) {
-		st, err := codec.open(state, "tools/call", name, []byte(args), "")
+		st, err := codec.Open(state, roundtrip.Call{Method: "tools/call", Name: name, Args: []byte(args)})
 		if err != nil {
 			return
 		}
-		if state != good || st.Name != name || string(st.Args) != string(argsDigest([]byte(args))) {
+		if state != good || st.Name != name || string(st.ArgsDigest) != string(roundtrip.ArgsDigest([]byte(args))) {
 			t.Fatalf("opened a state it did not seal for this request: %q %q %q", state, name, args)
 		}
 	})

@@ -4,11 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
+	"time"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // The 2026-07-28 era: no sessions, no initialize; every request carries its
@@ -51,69 +51,13 @@ func isModernVersion(v string) bool {
 // repeat; CallToolRequest.IsRetry tells a first run from a retry.
 var ErrInputRequired = errors.New("elicit: input required: the client is asked and this handler runs again with the answer")
 
-// errMissingCapability is ErrElicitUnsupported because the request did not
-// declare the capability; on a 2026-07-28 request a handler that returns it
-// fails the call with -32021 and the capability it needed.
-type missingCapabilityError struct{ mode string }
+// requestStateLabel keeps the runtime's requestState ciphertexts apart from
+// the adapters' and from any other use of the same key.
+const requestStateLabel = "elicit/requestState/v1"
 
-func (e *missingCapabilityError) Error() string {
-	return fmt.Sprintf("%s: the client did not declare %s elicitation", ErrElicitUnsupported.Error(), e.mode)
-}
-func (e *missingCapabilityError) Is(target error) bool { return target == ErrElicitUnsupported }
-
-// modernCall is the state of one 2026-07-28 tools/call run.
-type modernCall struct {
-	mu      sync.Mutex
-	answers map[string]json.RawMessage // from requestState and inputResponses
-	// offered holds the inputResponses of a request without requestState:
-	// a client may answer up front, and the keys the handler asks are
-	// taken from here (and then sealed with the answers); the rest are
-	// ignored, as the spec asks for information a server does not recognize.
-	offered  map[string]json.RawMessage
-	requests map[string]json.RawMessage // asked in this run, by key
-	order    []string                   // keys of requests in the order asked
-	used     map[string]int             // how often each base key was asked in this run
-	round    int
-}
-
-// key makes a base key unique within this run: "peer_form", "peer_form_2", ...
-func (m *modernCall) key(base string) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.used == nil {
-		m.used = map[string]int{}
-	}
-	m.used[base]++
-	if n := m.used[base]; n > 1 {
-		return base + "_" + strconv.Itoa(n)
-	}
-	return base
-}
-
-func (m *modernCall) ask(base string, params []byte) (json.RawMessage, error) {
-	if base == "" {
-		base = "elicit"
-	}
-	key := m.key(base)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if ans, ok := m.answers[key]; ok {
-		return ans, nil
-	}
-	if ans, ok := m.offered[key]; ok {
-		m.answers[key] = ans
-		return ans, nil
-	}
-	req := make([]byte, 0, len(params)+48)
-	req = append(req, `{"method":"elicitation/create","params":`...)
-	req = append(req, params...)
-	req = append(req, '}')
-	if m.requests == nil {
-		m.requests = map[string]json.RawMessage{}
-	}
-	m.requests[key] = req
-	m.order = append(m.order, key)
-	return nil, ErrInputRequired
+// newStateCodec returns the codec of the runtime's requestState.
+func newStateCodec(keys [][]byte, ttl time.Duration) (*roundtrip.Codec, error) {
+	return roundtrip.NewCodec(keys, ttl, requestStateLabel)
 }
 
 // modernMeta is the _meta of a 2026-07-28 request.
@@ -261,10 +205,14 @@ type modernCallParams struct {
 	RequestState   *string         `json:"requestState"`
 }
 
+// stateCall is what the requestState of a call is bound to.
+func stateCall(method string, p callParams, subject string) roundtrip.Call {
+	return roundtrip.Call{Method: method, Name: p.Name, Args: p.Arguments, Subject: subject}
+}
+
 // openRound rebuilds the answers of earlier rounds from requestState and
 // adds this retry's inputResponses for the keys that were asked.
-func (s *Server) openRound(method string, p callParams, mp modernCallParams, subject string) (*modernCall, *RPCError) {
-	mc := &modernCall{answers: map[string]json.RawMessage{}}
+func (s *Server) openRound(method string, p callParams, mp modernCallParams, subject string) (*roundtrip.Run, *RPCError) {
 	var responses map[string]json.RawMessage
 	if len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null" {
 		if err := json.Unmarshal(mp.InputResponses, &responses); err != nil {
@@ -277,43 +225,28 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 		}
 	}
 	if mp.RequestState == nil {
-		mc.offered = responses // a first run: only the keys the handler asks count
-		return mc, nil
+		return roundtrip.NewRun(responses), nil // a first run: only the keys the handler asks count
 	}
-	st, err := s.states.open(*mp.RequestState, method, p.Name, p.Arguments, subject)
+	run, err := s.states.Resume(*mp.RequestState, stateCall(method, p, subject), responses)
 	if err != nil {
 		return nil, rpcErrorf(CodeInvalidParams, "%v", err)
 	}
-	for k, v := range st.Answers {
-		mc.answers[k] = v
-	}
-	for _, k := range st.Asked {
-		if v, ok := responses[k]; ok {
-			mc.answers[k] = v
-		}
-	}
-	mc.round = st.Round
-	return mc, nil
+	return run, nil
 }
 
 // inputRequired builds the input_required result for the requests a run made.
-func (s *Server) inputRequired(msg *message, p callParams, mc *modernCall, subject string) []byte {
-	st := &requestState{
-		Subject: subject,
-		Method:  msg.Method,
-		Name:    p.Name,
-		Args:    argsDigest(p.Arguments),
-		Round:   mc.round + 1,
-		Asked:   mc.order,
-		Answers: mc.answers,
-	}
-	sealed, err := s.states.seal(st)
+func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, subject string) []byte {
+	sealed, err := s.states.SealRun(stateCall(msg.Method, p, subject), run)
 	if err != nil {
 		return encodeError(msg.ID, rpcErrorf(CodeInternalError, "sealing requestState: %v", err))
 	}
-	reqs := make(map[string]json.RawMessage, len(mc.requests))
-	for k, v := range mc.requests {
-		reqs[k] = v
+	asked := run.Requests()
+	reqs := make(map[string]json.RawMessage, len(asked))
+	for _, r := range asked {
+		req := make([]byte, 0, len(r.Params)+48)
+		req = append(req, `{"method":"elicitation/create","params":`...)
+		req = append(req, r.Params...)
+		reqs[r.Key] = append(req, '}')
 	}
 	frame, err := encodeResponse(msg.ID, s.modernResult(map[string]any{"inputRequests": reqs, "requestState": sealed}, "input_required"))
 	if err != nil {

@@ -60,9 +60,17 @@ func parseElicitCaps(capabilities json.RawMessage) elicitCaps {
 	}
 	e := c.Elicitation
 	declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
-	caps := elicitCaps{form: declared(e.Form), url: declared(e.URL)}
-	if !caps.form && !caps.url {
-		caps.form = true
+	return elicitCapsOf(true, declared(e.Form), declared(e.URL))
+}
+
+// elicitCapsOf applies the spec's reading to what a client declared:
+// declared is capabilities.elicitation present, form and url its keys.
+func elicitCapsOf(declared, form, url bool) elicitCaps {
+	if !declared {
+		return elicitCaps{}
 	}
-	return caps
+	if !form && !url {
+		form = true
+	}
+	return elicitCaps{form: form, url: url}
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // Defaults of Options.
@@ -121,7 +123,7 @@ func (o Options) withDefaults() Options {
 type Server struct {
 	opts   Options
 	log    *slog.Logger
-	states *stateCodec
+	states *roundtrip.Codec
 
 	toolsMu sync.RWMutex
 	tools   map[string]*registeredTool

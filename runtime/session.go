@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // Session is one client's MCP session: the negotiated protocol version, what
@@ -37,7 +39,7 @@ type Session struct {
 	closeErr error
 	done     chan struct{} // closed when the session ends
 
-	modern *modernCall // set on a 2026-07-28 request view
+	modern *roundtrip.Run // set on a 2026-07-28 request view
 }
 
 func newSession(srv *Server, id, version string, caps elicitCaps, clientInfo json.RawMessage) *Session {

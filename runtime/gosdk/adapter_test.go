@@ -12,7 +12,7 @@ import (
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/gosdk"
-	"github.com/go-elicit/elicit/runtime/gosdk/internal/testform"
+	"github.com/go-elicit/elicit/runtime/internal/testform"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -60,11 +60,11 @@ func start(t *testing.T) *fixture {
 	})
 	type none struct{}
 	gosdk.AddTool(a, &mcp.Tool{Name: "twice"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-		first, err := gosdk.Elicit[testform.NameForm](ctx, req, "First?", gosdk.WithKey("first"))
+		first, err := gosdk.Elicit[testform.NameForm](ctx, req, "First?", runtime.WithKey("first"))
 		if err != nil {
 			return nil, nil, err
 		}
-		second, err := gosdk.Elicit[testform.NameForm](ctx, req, "Second?", gosdk.WithKey("second"))
+		second, err := gosdk.Elicit[testform.NameForm](ctx, req, "Second?", runtime.WithKey("second"))
 		if err != nil {
 			return nil, nil, err
 		}

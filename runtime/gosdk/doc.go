@@ -50,7 +50,8 @@
 // from the top and each Elicit returns its answer, so a handler may ask
 // several forms in sequence (one round each). Work done before an Elicit
 // must be safe to repeat. Give each Elicit of one run its own key
-// (WithKey) only when one form is asked twice; the default numbers repeats.
+// (runtime.WithKey) only when one form is asked twice; the default numbers
+// repeats.
 //
 // The go-sdk serves 2026-07-28 only on a stateless StreamableHTTPHandler
 // and can elicit from a legacy client only on a stateful one;

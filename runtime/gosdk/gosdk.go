@@ -7,11 +7,17 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/formimpl"
+	"github.com/go-elicit/elicit/runtime/internal/adapter"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// DefaultRequestStateTTL is how long a 2026-07-28 client may take to retry
+// after an input_required result when Options.RequestStateTTL is zero.
+const DefaultRequestStateTTL = runtime.DefaultRequestStateTTL
 
 // Options configure an Adapter.
 type Options struct {
@@ -30,7 +36,7 @@ type Options struct {
 // that elicit through it (AddTool, Adapter.AddTool or Adapter.Handler).
 type Adapter struct {
 	server *mcp.Server
-	states *stateCodec
+	states *roundtrip.Codec
 }
 
 // New returns the adapter for s and installs on s the sending middleware
@@ -43,7 +49,7 @@ func New(s *mcp.Server, opts *Options) (*Adapter, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	states, err := newStateCodec(opts.RequestStateKeys, opts.RequestStateTTL)
+	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +70,7 @@ func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]
 			return nil, zero, err
 		}
 		res, out, herr := h(context.WithValue(ctx, callKey{}, c), req, in)
-		if ir, err := a.end(req, c, herr); ir != nil || err != nil {
+		if ir, err := c.end(herr); ir != nil || err != nil {
 			return ir, zero, err
 		}
 		return res, out, herr
@@ -83,7 +89,7 @@ func (a *Adapter) Handler(h mcp.ToolHandler) mcp.ToolHandler {
 			return nil, err
 		}
 		res, herr := h(context.WithValue(ctx, callKey{}, c), req)
-		if ir, err := a.end(req, c, herr); ir != nil || err != nil {
+		if ir, err := c.end(herr); ir != nil || err != nil {
 			return ir, err
 		}
 		return res, herr
@@ -95,12 +101,12 @@ type callKey struct{}
 // call is what one run of an adapted handler keeps in its context.
 type call struct {
 	req *mcp.CallToolRequest
-	rt  *roundTrip // on a 2026-07-28 request
+	run *adapter.Run // on a 2026-07-28 request
 }
 
 func (a *Adapter) begin(req *mcp.CallToolRequest) (*call, error) {
 	c := &call{req: req}
-	if req == nil || req.Params == nil || !isModern(req.ProtocolVersion()) {
+	if req == nil || req.Params == nil || !adapter.IsModern(req.ProtocolVersion()) {
 		return c, nil
 	}
 	responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
@@ -113,34 +119,36 @@ func (a *Adapter) begin(req *mcp.CallToolRequest) (*call, error) {
 			responses[k] = raw
 		}
 	}
-	rt, err := a.states.openRound(req.Params.Name, req.Params.Arguments, req.Params.RequestState, responses)
+	run, err := adapter.Begin(a.states, req.Params.Name, req.Params.Arguments, req.Params.RequestState, responses)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
-	c.rt = rt
+	c.run = run
 	return c, nil
 }
 
 // end turns a run that asked for input into the input_required result,
 // whatever the handler returned, and a missing capability on a 2026-07-28
 // request into -32021. Both nil: the handler's own result stands.
-func (a *Adapter) end(req *mcp.CallToolRequest, c *call, herr error) (*mcp.CallToolResult, error) {
-	if c.rt == nil {
+func (c *call) end(herr error) (*mcp.CallToolResult, error) {
+	if c.run == nil {
 		return nil, nil
 	}
-	if asked := c.rt.pending(); len(asked) > 0 {
-		state, err := a.states.sealRound(req.Params.Name, req.Params.Arguments, c.rt)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "sealing requestState: " + err.Error()}
-		}
+	asked, state, err := c.run.End()
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	if len(asked) > 0 {
 		reqs := make(mcp.InputRequestMap, len(asked))
 		for _, r := range asked {
-			reqs[r.key] = &mcp.ElicitParams{Mode: "form", Message: r.message, RequestedSchema: r.schema}
+			reqs[r.Key] = &mcp.ElicitParams{Mode: "form", Message: r.Message, RequestedSchema: r.Schema}
 		}
 		return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, nil
 	}
-	if errors.Is(herr, errMissingForm) {
-		return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: missingCapabilityMessage, Data: missingCapabilityData}
+	var mc *runtime.MissingCapabilityError
+	if errors.As(herr, &mc) {
+		rpc := mc.RPCError()
+		return nil, &jsonrpc.Error{Code: int64(rpc.Code), Message: rpc.Message, Data: rpc.Data}
 	}
 	return nil, nil
 }
@@ -159,7 +167,7 @@ func checkClient(req *mcp.CallToolRequest) error {
 	if caps := req.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
 		declared, form, url = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
 	}
-	return checkForm(version, declared, form, url)
+	return runtime.CheckForm(version, declared, form, url)
 }
 
 // Elicit asks the caller's user to fill in the generated form T and returns
@@ -176,44 +184,31 @@ func checkClient(req *mcp.CallToolRequest) error {
 func Elicit[T any, P interface {
 	*T
 	formimpl.Form
-}](ctx context.Context, req *mcp.CallToolRequest, message string, opts ...ElicitOption) (T, error) {
-	var zero T
+}](ctx context.Context, req *mcp.CallToolRequest, message string, opts ...runtime.ElicitOption) (T, error) {
 	c, ok := ctx.Value(callKey{}).(*call)
 	if !ok || req == nil || c.req != req {
-		return zero, errNotAdapted
-	}
-	if err := checkClient(req); err != nil {
-		return zero, err
+		var zero T
+		return zero, adapter.ErrNotAdapted
 	}
 	version := req.ProtocolVersion()
-	d := P(&zero).ElicitForm()
-	schema, err := formSchema(d, version)
-	if err != nil {
-		return zero, err
-	}
-	o := elicitOptions{key: d.Key}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	var raw []byte
-	if c.rt != nil {
-		if raw, err = c.rt.ask(o.key, message, schema); err != nil {
-			return zero, err
-		}
-	} else if raw, err = askSession(ctx, req, version, message, schema); err != nil {
-		return zero, err
-	}
-	return decodeAnswer[T, P](raw)
+	return adapter.Elicit[T, P](adapter.Caller{
+		Version:     version,
+		Unsupported: checkClient(req),
+		Run:         c.run,
+		Send: func(message string, schema json.RawMessage) (json.RawMessage, error) {
+			return askSession(ctx, req, version, message, schema)
+		},
+	}, message, opts...)
 }
 
 // askSession sends elicitation/create on a legacy session and returns the
 // client's result as JSON.
-func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message string, schema json.RawMessage) ([]byte, error) {
+func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message string, schema json.RawMessage) (json.RawMessage, error) {
 	if req.Session == nil {
 		return nil, fmt.Errorf("%w: the request has no session", runtime.ErrNoCall)
 	}
 	params := &mcp.ElicitParams{Message: message, RequestedSchema: schema}
-	if hasElicitMode(version) {
+	if adapter.HasElicitMode(version) {
 		params.Mode = "form"
 	}
 	got := &captured{}
@@ -223,7 +218,7 @@ func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message 
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctxError(ctx)
+			return nil, adapter.CtxError(ctx)
 		}
 		var werr *jsonrpc.Error
 		if errors.As(err, &werr) {
@@ -239,15 +234,6 @@ func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message 
 		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitMalformed, err)
 	}
 	return raw, nil
-}
-
-// ctxError is the context's error with its cause, when there is one.
-func ctxError(ctx context.Context) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		return fmt.Errorf("%w: %w", err, cause)
-	}
-	return err
 }
 
 type captureKey struct{}

@@ -5,43 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/internal/testform"
 	"github.com/go-elicit/elicit/runtime/mcpgo"
-	"github.com/go-elicit/elicit/runtime/mcpgo/internal/testform"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// The adapters share their core; Go's internal rule keeps it in two files.
-func TestCoreInSync(t *testing.T) {
-	ours, err := os.ReadFile("core.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	theirs, err := os.ReadFile("../gosdk/core.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	strip := func(b []byte, pkg string) string {
-		s, ok := strings.CutPrefix(string(b), "package "+pkg+"\n")
-		if !ok {
-			t.Fatalf("core.go of %s does not start with its package clause", pkg)
-		}
-		return s
-	}
-	if strip(ours, "mcpgo") != strip(theirs, "gosdk") {
-		t.Fatal("runtime/mcpgo/core.go differs from runtime/gosdk/core.go: copy one onto the other, keeping the package clause")
-	}
-}
 
 // fixture is an mcp-go server with tools that report what Elicit returned.
 type fixture struct {
@@ -70,11 +47,11 @@ func start(t *testing.T) *fixture {
 	}
 	s.AddTool(mcp.NewTool("ask"), ask)
 	s.AddTool(mcp.NewTool("twice"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		first, err := mcpgo.Elicit[testform.NameForm](ctx, "First?", mcpgo.WithKey("first"))
+		first, err := mcpgo.Elicit[testform.NameForm](ctx, "First?", runtime.WithKey("first"))
 		if err != nil {
 			return nil, err
 		}
-		second, err := mcpgo.Elicit[testform.NameForm](ctx, "Second?", mcpgo.WithKey("second"))
+		second, err := mcpgo.Elicit[testform.NameForm](ctx, "Second?", runtime.WithKey("second"))
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,7 @@
 // arguments and an expiry, which carries the answers gathered so far. On the
 // retry the handler runs again from the top and each Elicit returns its
 // answer, so a handler may ask several forms in sequence (one round each).
-// Work done before an Elicit must be safe to repeat. WithKey names the
+// Work done before an Elicit must be safe to repeat. runtime.WithKey names the
 // input-request key when one form is asked twice.
 //
 // # Outcomes

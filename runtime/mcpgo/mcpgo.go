@@ -7,11 +7,17 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/formimpl"
+	"github.com/go-elicit/elicit/runtime/internal/adapter"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
+
+// DefaultRequestStateTTL is how long a 2026-07-28 client may take to retry
+// after an input_required result when Options.RequestStateTTL is zero.
+const DefaultRequestStateTTL = runtime.DefaultRequestStateTTL
 
 // Options configure an Adapter.
 type Options struct {
@@ -29,7 +35,7 @@ type Options struct {
 // Adapter adds typed elicitation to one mcp-go server.
 type Adapter struct {
 	server *server.MCPServer
-	states *stateCodec
+	states *roundtrip.Codec
 }
 
 // New returns the adapter for s and installs its tool middleware on s
@@ -56,7 +62,7 @@ func newAdapter(opts *Options) (*Adapter, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	states, err := newStateCodec(opts.RequestStateKeys, opts.RequestStateTTL)
+	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +74,7 @@ type callKey struct{}
 // call is what one run of a tool handler keeps in its context.
 type call struct {
 	srv *server.MCPServer
-	rt  *roundTrip // on a 2026-07-28 request
+	run *adapter.Run // on a 2026-07-28 request
 }
 
 // Middleware is the tool middleware New installs: it gives the handler what
@@ -92,24 +98,23 @@ func (a *Adapter) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc
 			}
 			responses[k] = raw
 		}
-		rt, err := a.states.openRound(req.Params.Name, args, req.Params.RequestState, responses)
+		run, err := adapter.Begin(a.states, req.Params.Name, args, req.Params.RequestState, responses)
 		if err != nil {
 			return nil, err
 		}
-		c.rt = rt
+		c.run = run
 		res, herr := next(context.WithValue(ctx, callKey{}, c), req)
-		asked := rt.pending()
-		if len(asked) == 0 {
+		asked, state, err := run.End()
+		switch {
+		case err != nil:
+			return nil, err
+		case len(asked) == 0:
 			return res, herr
-		}
-		state, err := a.states.sealRound(req.Params.Name, args, rt)
-		if err != nil {
-			return nil, fmt.Errorf("sealing requestState: %w", err)
 		}
 		reqs := make(mcp.InputRequests, len(asked))
 		for _, r := range asked {
-			reqs[r.key] = mcp.NewElicitationInputRequest(mcp.ElicitationParams{
-				Mode: mcp.ElicitationModeForm, Message: r.message, RequestedSchema: r.schema,
+			reqs[r.Key] = mcp.NewElicitationInputRequest(mcp.ElicitationParams{
+				Mode: mcp.ElicitationModeForm, Message: r.Message, RequestedSchema: r.Schema,
 			})
 		}
 		return &mcp.CallToolResult{
@@ -148,7 +153,7 @@ func checkClient(ctx context.Context) error {
 	if caps != nil && caps.Elicitation != nil {
 		declared, form, url = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
 	}
-	return checkForm(version, declared, form, url)
+	return runtime.CheckForm(version, declared, form, url)
 }
 
 // Elicit asks the user of the tool call ctx belongs to to fill in the
@@ -165,44 +170,31 @@ func checkClient(ctx context.Context) error {
 func Elicit[T any, P interface {
 	*T
 	formimpl.Form
-}](ctx context.Context, message string, opts ...ElicitOption) (T, error) {
-	var zero T
+}](ctx context.Context, message string, opts ...runtime.ElicitOption) (T, error) {
 	c, ok := ctx.Value(callKey{}).(*call)
 	if !ok {
-		return zero, errNotAdapted
-	}
-	if err := checkClient(ctx); err != nil {
-		return zero, err
+		var zero T
+		return zero, adapter.ErrNotAdapted
 	}
 	version := server.RequestProtocolVersion(ctx)
-	d := P(&zero).ElicitForm()
-	schema, err := formSchema(d, version)
-	if err != nil {
-		return zero, err
-	}
-	o := elicitOptions{key: d.Key}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	var raw []byte
-	if c.rt != nil {
-		if raw, err = c.rt.ask(o.key, message, schema); err != nil {
-			return zero, err
-		}
-	} else if raw, err = askSession(ctx, c.srv, version, message, schema); err != nil {
-		return zero, err
-	}
-	return decodeAnswer[T, P](raw)
+	return adapter.Elicit[T, P](adapter.Caller{
+		Version:     version,
+		Unsupported: checkClient(ctx),
+		Run:         c.run,
+		Send: func(message string, schema json.RawMessage) (json.RawMessage, error) {
+			return askSession(ctx, c.srv, version, message, schema)
+		},
+	}, message, opts...)
 }
 
 // askSession sends elicitation/create on a legacy session and returns the
 // client's result as JSON.
-func askSession(ctx context.Context, srv *server.MCPServer, version, message string, schema json.RawMessage) ([]byte, error) {
+func askSession(ctx context.Context, srv *server.MCPServer, version, message string, schema json.RawMessage) (json.RawMessage, error) {
 	if srv == nil {
-		return nil, errNotAdapted
+		return nil, adapter.ErrNotAdapted
 	}
 	params := mcp.ElicitationParams{Message: message, RequestedSchema: schema}
-	if hasElicitMode(version) {
+	if adapter.HasElicitMode(version) {
 		params.Mode = mcp.ElicitationModeForm
 	}
 	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
@@ -211,7 +203,7 @@ func askSession(ctx context.Context, srv *server.MCPServer, version, message str
 	})
 	switch {
 	case ctx.Err() != nil:
-		return nil, ctxError(ctx)
+		return nil, adapter.CtxError(ctx)
 	case errors.Is(err, server.ErrNoActiveSession), errors.Is(err, server.ErrElicitationNotSupported):
 		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitUnsupported, err)
 	case err != nil:
@@ -224,13 +216,4 @@ func askSession(ctx context.Context, srv *server.MCPServer, version, message str
 		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitMalformed, err)
 	}
 	return raw, nil
-}
-
-// ctxError is the context's error with its cause, when there is one.
-func ctxError(ctx context.Context) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		return fmt.Errorf("%w: %w", err, cause)
-	}
-	return err
 }

@@ -1,4 +1,5 @@
-// Package testform holds the generated forms the adapter's tests ask.
+// Package testform holds the generated forms the tests of the runtime kit
+// and of the adapters ask.
 package testform
 
 //go:generate go run github.com/go-elicit/elicit/cmd/elicitgen

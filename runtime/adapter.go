@@ -1,0 +1,141 @@
+package runtime
+
+// The kit for adapters to other MCP server libraries (see the package doc,
+// "Adapters to other server libraries"). An adapter's Elicit[T] runs
+// CheckForm, FormSchema, asks with its library (legacy) or through the
+// input_required round trip under ElicitKey (2026-07-28), and ends with
+// DecodeAnswer; on 2026-07-28 it answers a *MissingCapabilityError with its
+// RPCError.
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-elicit/elicit/runtime/formimpl"
+)
+
+// ElicitOutcome maps the result a client answered a form-mode
+// elicitation/create with to the content of an accept (nil or null when it
+// sent none) or to the outcome error: ErrElicitDeclined, ErrElicitCanceled,
+// ErrElicitMalformed (not an ElicitResult, unknown action, content not an
+// object).
+func ElicitOutcome(result json.RawMessage) (content json.RawMessage, err error) {
+	return elicitOutcome(result, true)
+}
+
+// elicitOutcome is ElicitOutcome; a URL-mode (form false) accept carries no
+// content, so none is checked.
+func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
+	var r struct {
+		Action  string          `json:"action"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%w: result is not an elicitation result: %v", ErrElicitMalformed, err)
+	}
+	switch r.Action {
+	case "accept":
+		if !form {
+			return nil, nil
+		}
+		if len(r.Content) > 0 && r.Content[0] != '{' && string(r.Content) != "null" {
+			return nil, fmt.Errorf("%w: content must be an object", ErrElicitMalformed)
+		}
+		return r.Content, nil
+	case "decline":
+		return nil, ErrElicitDeclined
+	case "cancel":
+		return nil, ErrElicitCanceled
+	case "":
+		return nil, fmt.Errorf("%w: result has no action", ErrElicitMalformed)
+	default:
+		return nil, fmt.Errorf("%w: unknown action %q", ErrElicitMalformed, r.Action)
+	}
+}
+
+// DecodeAnswer turns the ElicitResult a client answered the generated form
+// T with into a T, decoded and validated by the generated code: what
+// Elicit[T] does once the answer is there. The errors are ElicitOutcome's
+// and a *ContentError naming each failing property; with an error the
+// value is T's zero value.
+func DecodeAnswer[T any, P interface {
+	*T
+	formimpl.Form
+}](result json.RawMessage) (T, error) {
+	var v T
+	content, err := ElicitOutcome(result)
+	if err != nil {
+		return v, err
+	}
+	if len(content) == 0 || string(content) == "null" {
+		content = []byte("{}")
+	}
+	if err := P(&v).ElicitDecode(content); err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
+// FormSchema is the generated requestedSchema of form d for protocol
+// version, or ErrElicitUnsupported when the form has none for it (the
+// version is unknown, or it cannot express the form: the error says why).
+func FormSchema(d *formimpl.Descriptor, version string) (json.RawMessage, error) {
+	variant, ok := d.Lookup(version)
+	switch {
+	case !ok:
+		return nil, unsupportedf("form %s has no schema for protocol %s", d.Name, version)
+	case variant.Schema == nil:
+		return nil, unsupportedf("form %s: %s", d.Name, variant.Unsupported)
+	}
+	return variant.Schema, nil
+}
+
+// ElicitKey is the input-request key of an Elicit[T] call: the last WithKey
+// among opts, else defaultKey (the form's Descriptor.Key).
+func ElicitKey(defaultKey string, opts ...ElicitOption) string {
+	o := elicitOptions{key: defaultKey}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.key
+}
+
+// CheckForm reports why a client cannot be asked with a form, if it cannot:
+// version has no form elicitation (ErrElicitUnsupported), or the client did
+// not declare it (*MissingCapabilityError). declared tells whether it sent
+// capabilities.elicitation at all, form and url whether that names those
+// modes: from 2025-11-25 on, {} means form only and {url:{}} means URL only.
+func CheckForm(version string, declared, form, url bool) error {
+	return checkForm(version, elicitCapsOf(declared, form, url).form)
+}
+
+func checkForm(version string, canForm bool) error {
+	switch {
+	case !hasFormElicitation(version):
+		return unsupportedf("protocol %s has no elicitation", version)
+	case !canForm:
+		return &MissingCapabilityError{Mode: "form"}
+	}
+	return nil
+}
+
+// MissingCapabilityError is the ErrElicitUnsupported of a client that did
+// not declare the elicitation mode (Mode "form" or "url") it would be asked
+// in. On a 2026-07-28 request a handler that returns it fails the call with
+// its RPCError, -32021 naming the capability.
+type MissingCapabilityError struct{ Mode string }
+
+func (e *MissingCapabilityError) Error() string {
+	return fmt.Sprintf("%s: the client did not declare %s elicitation", ErrElicitUnsupported.Error(), e.Mode)
+}
+
+// Is makes errors.Is(err, ErrElicitUnsupported) true.
+func (e *MissingCapabilityError) Is(target error) bool { return target == ErrElicitUnsupported }
+
+// RPCError is the -32021 error of the 2026-07-28 protocol, with
+// data.requiredCapabilities naming the mode.
+func (e *MissingCapabilityError) RPCError() *RPCError {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{e.Mode: map[string]any{}}}})
+	return &RPCError{Code: CodeMissingCapability, Message: "missing required client capability: elicitation (" + e.Mode + ")", Data: data}
+}
