@@ -93,7 +93,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 		}
 		arr = append(arr, f...)
 	}
-	s.finish(shared, reply{http.StatusOK, append(arr, ']')})
+	s.finish(shared, reply{status: http.StatusOK, frame: append(arr, ']')})
 }
 
 // batchSink is one batched request's view of the batch's shared reply:

@@ -16,14 +16,26 @@ import (
 type reply struct {
 	status int
 	frame  []byte
+	// cancelled marks the reply of a request the client cancelled: the
+	// spec asks not to answer it, so a transport sends frame (a -32800
+	// error) only where a reply must carry something (an HTTP reply that
+	// has not become a stream).
+	cancelled bool
+}
+
+// cancelledReply is the reply of a request the client cancelled.
+func cancelledReply(id json.RawMessage) reply {
+	r := replyError(http.StatusOK, id, rpcErrorf(CodeRequestCancelled, "request cancelled"))
+	r.cancelled = true
+	return r
 }
 
 func replyResult(id json.RawMessage, result []byte) reply {
-	return reply{http.StatusOK, encodeRawResponse(id, result)}
+	return reply{status: http.StatusOK, frame: encodeRawResponse(id, result)}
 }
 
 func replyError(status int, id json.RawMessage, e *RPCError) reply {
-	return reply{status, encodeError(id, e)}
+	return reply{status: status, frame: encodeError(id, e)}
 }
 
 // legacyRequest answers a request of a legacy (initialize) session.
@@ -66,12 +78,7 @@ func (s *Server) legacyCall(ctx context.Context, sess *Session, msg *message, sk
 	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
 	switch {
 	case c.canceledByClient.Load():
-		// The spec asks not to answer a cancelled request; a reply that
-		// has not become a stream must carry something, so it says so.
-		if sk.streaming() {
-			return reply{}
-		}
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeRequestCancelled, "request cancelled"))
+		return cancelledReply(msg.ID)
 	case rpcErr != nil:
 		return replyError(http.StatusOK, msg.ID, rpcErr)
 	}
@@ -79,7 +86,7 @@ func (s *Server) legacyCall(ctx context.Context, sess *Session, msg *message, sk
 	if err != nil {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
 	}
-	return reply{http.StatusOK, frame}
+	return reply{status: http.StatusOK, frame: frame}
 }
 
 // legacyNotification handles a client notification of a legacy session.
@@ -134,7 +141,7 @@ func (s *Server) initializeResult(msg *message, subject string, register bool) (
 		result["instructions"] = s.opts.Instructions
 	}
 	frame, _ := encodeResponse(msg.ID, result) // plain maps always marshal
-	return sess, reply{http.StatusOK, frame}
+	return sess, reply{status: http.StatusOK, frame: frame}
 }
 
 // modernRequest answers a 2026-07-28 request whose _meta has been checked.
@@ -169,7 +176,7 @@ func (s *Server) modernComplete(id json.RawMessage, res map[string]any) reply {
 	if err != nil {
 		return replyError(http.StatusOK, id, rpcErrorf(CodeInternalError, "encoding the result: %v", err))
 	}
-	return reply{http.StatusOK, frame}
+	return reply{status: http.StatusOK, frame: frame}
 }
 
 // modernToolCall runs one round of a 2026-07-28 tools/call: the handler
@@ -210,10 +217,10 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
 	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
 	switch {
-	case c.canceledByClient.Load() && sk.streaming():
-		return reply{}
+	case c.canceledByClient.Load():
+		return cancelledReply(msg.ID)
 	case len(mc.Requests()) > 0:
-		return reply{http.StatusOK, s.inputRequired(msg, p, mc, mm.subject)}
+		return reply{status: http.StatusOK, frame: s.inputRequired(msg, p, mc, mm.subject)}
 	case rpcErr != nil:
 		status := http.StatusOK
 		if rpcErr.Code == CodeMissingCapability {

@@ -316,14 +316,13 @@ func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawM
 	}
 	select {
 	case r := <-p.ch:
-		switch {
-		case r.err != nil:
-			return nil, r.err
-		case r.rpcErr != nil:
-			return nil, &ClientError{Code: r.rpcErr.Code, Message: r.rpcErr.Message, Data: r.rpcErr.Data}
-		}
-		return r.result, nil
+		return r.outcome()
 	case <-ctx.Done():
+		select {
+		case r := <-p.ch: // answered (or the session closed) at the same time
+			return r.outcome()
+		default:
+		}
 		s.cancelRequest(c, id, "the tool call ended")
 		return nil, ctxError(ctx)
 	case <-timeout:
@@ -334,8 +333,25 @@ func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawM
 	}
 }
 
-// cancelRequest tells the client the server gave up on its request.
+// outcome is what a resolved elicitation returns to ask.
+func (r elicitReply) outcome() (json.RawMessage, error) {
+	switch {
+	case r.err != nil:
+		return nil, r.err
+	case r.rpcErr != nil:
+		return nil, &ClientError{Code: r.rpcErr.Code, Message: r.rpcErr.Message, Data: r.rpcErr.Data}
+	}
+	return r.result, nil
+}
+
+// cancelRequest tells the client the server gave up on its request (not
+// when the session is over: then nobody is there to tell).
 func (s *Session) cancelRequest(c *call, id, reason string) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
 	_ = c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": reason})
 }
 

@@ -192,6 +192,9 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 
 // finish writes a request's reply through its sink.
 func (s *Server) finish(sk sink, rep reply) {
+	if rep.cancelled && sk.streaming() {
+		rep.frame = nil // the stream ends without a response
+	}
 	if err := sk.finish(rep.status, rep.frame); err != nil {
 		s.log.Info("reply not delivered: the client went away", "err", err)
 	}

@@ -219,6 +219,10 @@ func (c *stdioConn) handleLine(line []byte) {
 		}
 		return
 	}
+	if msg.Method == "notifications/cancelled" {
+		c.cancel(&msg) // _meta is optional on notifications, so in either era
+		return
+	}
 	if msg.Method == "server/discover" || hasMetaVersion(msg.Params) {
 		c.handleModern(&msg)
 		return
@@ -260,15 +264,6 @@ func (c *stdioConn) handleLine(line []byte) {
 // the _meta rules apply.
 func (c *stdioConn) handleModern(msg *message) {
 	if msg.isNotification() {
-		if msg.Method == "notifications/cancelled" {
-			var p struct {
-				RequestID json.RawMessage `json:"requestId"`
-				Reason    string          `json:"reason"`
-			}
-			if json.Unmarshal(msg.Params, &p) == nil && validID(p.RequestID) {
-				c.calls.cancel(idKey(p.RequestID), p.Reason)
-			}
-		}
 		return
 	}
 	if msg.isResponse() {
@@ -286,6 +281,28 @@ func (c *stdioConn) handleModern(msg *message) {
 	c.goRequest(func(sk sink) reply { return c.srv.modernRequest(c.ctx, msg, mm, sk) })
 }
 
+// cancel handles notifications/cancelled: the id names a 2026-07-28 call of
+// the connection or a call of its legacy session.
+func (c *stdioConn) cancel(msg *message) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}
+	if json.Unmarshal(msg.Params, &p) != nil || !validID(p.RequestID) {
+		return
+	}
+	key := idKey(p.RequestID)
+	if c.calls.cancel(key, p.Reason) {
+		return
+	}
+	c.mu.Lock()
+	sess := c.sess
+	c.mu.Unlock()
+	if sess != nil {
+		sess.cancelCall(key, p.Reason)
+	}
+}
+
 // goRequest runs a request in its own goroutine and writes its reply.
 func (c *stdioConn) goRequest(run func(sink) reply) {
 	c.wg.Add(1)
@@ -297,6 +314,10 @@ func (c *stdioConn) goRequest(run func(sink) reply) {
 }
 
 func (c *stdioConn) reply(sk sink, rep reply) {
+	if rep.cancelled { // a line is never owed for a cancelled request
+		sk.close()
+		return
+	}
 	if err := sk.finish(rep.status, rep.frame); err != nil {
 		c.srv.log.Info("stdio: reply not written", "err", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,11 +11,8 @@ import (
 	"github.com/go-elicit/elicit/runtime"
 )
 
-// Reproductions of two runtime/stdio.go bugs in 2026-07-28 cancellation,
-// found while writing the stdio client (which sends _meta on notifications,
-// so it works around the first). They assert what the spec asks and fail
-// today, so they only run with ELICIT_RUNTIME_STDIO_BUGS=1 until the
-// runtime is fixed; then the skip goes.
+// Regression tests for two runtime/stdio.go bugs in 2026-07-28
+// cancellation, found while writing the stdio client (fixed):
 //
 //  1. notifications/cancelled without _meta is ignored: handleLine routes a
 //     message to the modern path only if it has _meta, and a notification's
@@ -32,9 +28,6 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 // context ends) on pipes and returns its stdin and its stdout lines.
 func serveSlow(t *testing.T) (io.Writer, <-chan string) {
 	t.Helper()
-	if os.Getenv("ELICIT_RUNTIME_STDIO_BUGS") == "" {
-		t.Skip("reproduces a runtime/stdio.go bug; run with ELICIT_RUNTIME_STDIO_BUGS=1")
-	}
 	srv := runtime.NewServer(runtime.Options{Name: "slow", Version: "1"})
 	runtime.AddTool(srv, runtime.Tool{Name: "slow"}, func(ctx context.Context, _ *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
 		select {
