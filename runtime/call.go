@@ -57,14 +57,15 @@ type callParams struct {
 	Meta      map[string]json.RawMessage `json:"_meta"`
 }
 
-func parseCallParams(raw json.RawMessage) (callParams, *RPCError) {
-	var p callParams
-	if len(raw) == 0 {
-		return p, rpcErrorf(CodeInvalidParams, "tools/call needs params")
+func parseCallParams(msg *message) (callParams, *RPCError) {
+	if len(msg.Params) == 0 {
+		return callParams{}, rpcErrorf(CodeInvalidParams, "tools/call needs params")
 	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return p, rpcErrorf(CodeInvalidParams, "invalid tools/call params: %v", err)
+	rp, err := msg.decodedParams()
+	if err != nil {
+		return callParams{}, rpcErrorf(CodeInvalidParams, "invalid tools/call params: %v", err)
 	}
+	p := callParams{Name: rp.Name, Arguments: rp.Arguments, Meta: rp.Meta}
 	if p.Name == "" {
 		return p, rpcErrorf(CodeInvalidParams, "tools/call params need a tool name")
 	}

@@ -54,7 +54,7 @@ func (s *Server) legacyRequest(ctx context.Context, sess *Session, msg *message,
 
 // legacyCall runs a tools/call of a legacy session with sk as its stream.
 func (s *Server) legacyCall(ctx context.Context, sess *Session, msg *message, sk sink) reply {
-	p, perr := parseCallParams(msg.Params)
+	p, perr := parseCallParams(msg)
 	if perr != nil {
 		return replyError(http.StatusOK, msg.ID, perr)
 	}
@@ -182,7 +182,7 @@ func (s *Server) modernComplete(id json.RawMessage, res map[string]any) reply {
 // modernToolCall runs one round of a 2026-07-28 tools/call: the handler
 // either completes or elicits, and then the answer is input_required.
 func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta, sk sink) reply {
-	p, perr := parseCallParams(msg.Params)
+	p, perr := parseCallParams(msg)
 	if perr != nil {
 		return replyError(http.StatusOK, msg.ID, perr)
 	}
@@ -190,8 +190,8 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	if !ok {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
 	}
-	var mp modernCallParams
-	_ = json.Unmarshal(msg.Params, &mp) // parseCallParams has vetted the object
+	rp, _ := msg.decodedParams() // parseCallParams has vetted them
+	mp := modernCallParams{InputResponses: rp.InputResponses, RequestState: rp.RequestState}
 	mc, rerr := s.openRound(msg.Method, p, mp, mm.subject)
 	if rerr != nil {
 		return replyError(http.StatusOK, msg.ID, rerr)

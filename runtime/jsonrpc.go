@@ -72,6 +72,33 @@ type message struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
+
+	// params is Params decoded once, on first use: the era check, the
+	// 2026-07-28 rules and tools/call all look at the same fields.
+	params    *requestParams
+	paramsErr error
+}
+
+// requestParams are the params fields the server reads, of any request.
+type requestParams struct {
+	Meta           map[string]json.RawMessage `json:"_meta"`
+	Name           string                     `json:"name"`
+	URI            string                     `json:"uri"`
+	Arguments      json.RawMessage            `json:"arguments"`
+	InputResponses json.RawMessage            `json:"inputResponses"`
+	RequestState   *string                    `json:"requestState"`
+}
+
+// decodedParams decodes Params once; absent params decode as empty. Not
+// safe for concurrent first use: a message is handled by one goroutine.
+func (m *message) decodedParams() (*requestParams, error) {
+	if m.params == nil && m.paramsErr == nil {
+		m.params = &requestParams{}
+		if len(m.Params) > 0 {
+			m.paramsErr = json.Unmarshal(m.Params, m.params)
+		}
+	}
+	return m.params, m.paramsErr
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }

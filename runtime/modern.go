@@ -81,24 +81,20 @@ func modernHTTP(r *http.Request, msg *message) bool {
 	if msg.Method == "" {
 		return false // responses are legacy elicitation answers
 	}
-	if hasMetaVersion(msg.Params) {
+	if hasMetaVersion(msg) {
 		return true
 	}
 	v := strings.TrimSpace(r.Header.Get(HeaderProtocolVersion))
 	return r.Header.Get(HeaderSessionID) == "" && v != "" && !isLegacyVersion(v)
 }
 
-func hasMetaVersion(params json.RawMessage) bool {
-	if len(params) == 0 {
+// hasMetaVersion reports a request whose _meta names a protocol version.
+func hasMetaVersion(msg *message) bool {
+	rp, err := msg.decodedParams()
+	if err != nil {
 		return false
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	_, ok := p.Meta[metaProtocolVersion]
+	_, ok := rp.Meta[metaProtocolVersion]
 	return ok
 }
 
@@ -124,10 +120,8 @@ func headerValue(r *http.Request, name string) (string, bool) {
 // absence is -32602.
 func parseModernMeta(msg *message) (modernMeta, *RPCError) {
 	var mm modernMeta
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if len(msg.Params) == 0 || json.Unmarshal(msg.Params, &p) != nil || p.Meta == nil {
+	p, err := msg.decodedParams()
+	if len(msg.Params) == 0 || err != nil || p.Meta == nil {
 		return mm, rpcErrorf(CodeInvalidParams, "params._meta with %s and %s is required", metaProtocolVersion, metaClientCapabilities)
 	}
 	if json.Unmarshal(p.Meta[metaProtocolVersion], &mm.version) != nil || mm.version == "" {
@@ -175,11 +169,7 @@ func checkModernHTTP(r *http.Request, msg *message) (modernMeta, *RPCError) {
 	}
 	switch msg.Method {
 	case "tools/call", "prompts/get", "resources/read":
-		var target struct {
-			Name string `json:"name"`
-			URI  string `json:"uri"`
-		}
-		_ = json.Unmarshal(msg.Params, &target)
+		target, _ := msg.decodedParams() // parseModernMeta decoded them
 		want := target.Name
 		if msg.Method == "resources/read" {
 			want = target.URI

@@ -223,7 +223,7 @@ func (c *stdioConn) handleLine(line []byte) {
 		c.cancel(&msg) // _meta is optional on notifications, so in either era
 		return
 	}
-	if msg.Method == "server/discover" || hasMetaVersion(msg.Params) {
+	if msg.Method == "server/discover" || hasMetaVersion(&msg) {
 		c.handleModern(&msg)
 		return
 	}
