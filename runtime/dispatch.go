@@ -171,6 +171,21 @@ func (s *Server) modernRequest(ctx context.Context, msg *message, mm modernMeta,
 	}
 }
 
+// appendModernFields appends to an open JSON object (its closing brace cut
+// off) the resultType and the server's identity, and closes it.
+func (s *Server) appendModernFields(obj []byte, resultType string) []byte {
+	if obj[len(obj)-1] != '{' {
+		obj = append(obj, ',')
+	}
+	obj = append(obj, `"resultType":`...)
+	obj = appendJSONString(obj, resultType)
+	obj = append(obj, `,"_meta":{"`+metaServerInfo+`":{"name":`...)
+	obj = appendJSONString(obj, s.opts.Name)
+	obj = append(obj, `,"version":`...)
+	obj = appendJSONString(obj, s.opts.Version)
+	return append(obj, "}}}"...)
+}
+
 func (s *Server) modernComplete(id json.RawMessage, res map[string]any) reply {
 	frame, err := encodeResponse(id, s.modernResult(res, "complete"))
 	if err != nil {
@@ -232,7 +247,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	if err != nil {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
 	}
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	return s.modernComplete(msg.ID, m)
+	// The result object is written once, with the fields every 2026-07-28
+	// result carries spliced in before its closing brace.
+	return reply{status: http.StatusOK, frame: encodeRawResponse(msg.ID, s.appendModernFields(raw[:len(raw)-1], "complete"))}
 }

@@ -131,17 +131,18 @@ func (m *message) validate() error {
 	return nil
 }
 
-// validID accepts the JSON-RPC ids MCP allows: strings and numbers (not null).
+// validID accepts the JSON-RPC ids MCP allows: strings and numbers (not
+// null). id is a JSON value the message decoder has already checked, so its
+// first byte says what it is.
 func validID(id json.RawMessage) bool {
-	if len(id) == 0 || string(id) == "null" {
+	if len(id) == 0 {
 		return false
 	}
-	if id[0] == '"' {
-		var s string
-		return json.Unmarshal(id, &s) == nil
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
 	}
-	var n json.Number
-	return json.Unmarshal(id, &n) == nil
+	return false
 }
 
 // idKey is a map key for a JSON-RPC id: "s:<string>" or "n:<number text>",

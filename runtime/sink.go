@@ -98,7 +98,12 @@ func (s *httpSink) upgradeLocked() {
 }
 
 // eventLocked writes one SSE event and flushes it.
-func (s *httpSink) eventLocked(msg []byte) error {
+func (s *httpSink) eventLocked(msg []byte) error { return s.writeEventLocked(msg, true) }
+
+// writeEventLocked writes one SSE event, flushing it when flush is set. The
+// last event is not flushed: the handler returns right after it, and
+// net/http then sends it together with the stream's end in one write.
+func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
 	s.nextID++
 	buf := make([]byte, 0, len(msg)+len(s.streamID)+40)
 	buf = append(buf, "id: "...)
@@ -111,6 +116,9 @@ func (s *httpSink) eventLocked(msg []byte) error {
 	if _, err := s.w.Write(buf); err != nil {
 		s.failed = err
 		return err
+	}
+	if !flush {
+		return nil
 	}
 	if err := s.rc.Flush(); err != nil {
 		s.failed = err
@@ -132,7 +140,7 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		if s.failed != nil || msg == nil {
 			return s.failed
 		}
-		return s.eventLocked(msg)
+		return s.writeEventLocked(msg, false)
 	}
 	h := s.w.Header()
 	if s.header != nil {
