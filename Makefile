@@ -39,8 +39,12 @@ FUZZTIME ?= 10s
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/fuzz/run.sh
 
+# bench runs internal/bench: the elicitation round trip, decoding and code
+# generation side by side with go-sdk, mcp-go and a bare net/http floor (a few
+# minutes on 2 cores). It prints the markdown report and leaves it, with raw
+# benchstat-format output, in .tools/bench. BENCHFLAGS=-quick: a smoke run.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./internal/bench $(BENCHFLAGS)
 
 # load drives the runtime with 50 sessions × 20 concurrent eliciting calls in
 # both eras (see internal/load) and fails on a lost result, a leak or a hang.
