@@ -52,6 +52,14 @@ bench:
 load:
 	$(GO) run ./internal/load -sessions 50 -concurrency 20 -rounds 20
 
+# demo-cluster starts 3 replicas clustered through an embedded NATS server
+# (runtime/natscluster) behind a round-robin proxy without stickiness, on
+# loopback, and drives mcptest through it in both eras (internal/cluster-demo).
+.PHONY: demo-cluster
+demo-cluster:
+	$(GO) build -o $(BIN)/ ./cmd/mcptest
+	$(GO) run ./internal/cluster-demo -mcptest $(BIN)/mcptest
+
 # conformance runs the official MCP conformance suite, 0.1.16 and
 # 0.2.0-alpha.12, against examples/conformance; every failure must be listed,
 # with its reason, in internal/conformance/baseline.txt. Node 22 and both

@@ -276,7 +276,7 @@ func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawM
 	if !c.sink.canSend() {
 		return nil, unsupportedf("%v", errCannotStream)
 	}
-	id := "elicit-" + newID()
+	id := s.srv.elicitID()
 	p := &pendingElicit{ch: make(chan elicitReply, 1)}
 	s.mu.Lock()
 	switch {

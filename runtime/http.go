@@ -177,8 +177,8 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	sess.touch()
 	switch {
 	case msg.isResponse():
-		if !s.legacyReply(sess, &msg) {
-			httpError(w, http.StatusBadRequest, CodeInvalidRequest, "no pending request with id "+string(msg.ID)+" in this session")
+		if status, text := s.routeReply(r.Context(), sess, &msg, body); status != http.StatusAccepted {
+			httpError(w, status, CodeInvalidRequest, text)
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
@@ -217,6 +217,13 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 		return nil, false
 	}
 	sess, ok := s.session(id)
+	if !ok {
+		var answered bool
+		if sess, answered = s.remoteSession(w, r, id); answered && sess == nil {
+			return nil, false // the directory could not be asked: answered
+		}
+		ok = sess != nil
+	}
 	if !ok || sess.subject != subjectOf(r) { // another caller's session is as good as none
 		if ok {
 			s.log.Warn("session used by another subject", "session", id)
@@ -228,6 +235,7 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "unsupported "+HeaderProtocolVersion+" "+strconv.Quote(v))
 		return nil, false
 	}
+	s.refreshSession(r.Context(), sess)
 	return sess, true
 }
 
@@ -244,5 +252,10 @@ func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("session deleted", "session", sess.id)
 	sess.close(errSessionDeleted)
+	if err := s.endEverywhere(r.Context(), sess.id); err != nil {
+		s.log.Warn("session end not broadcast to the cluster", "session", sess.id, "err", err)
+		httpError(w, http.StatusServiceUnavailable, CodeInternalError, "session ended on this replica but the cluster could not be told: "+err.Error())
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }

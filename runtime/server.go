@@ -84,6 +84,11 @@ type Options struct {
 	// rebinding a hostile page's Origin names it). Requests without an
 	// Origin header (non-browser clients) are not affected.
 	AllowedOrigins []string
+	// Cluster shares legacy sessions among the replicas of one service and
+	// routes an elicitation answer that lands on another replica to the one
+	// waiting for it (see Cluster; runtime/natscluster is one on NATS). Nil
+	// keeps everything in this process.
+	Cluster Cluster
 }
 
 func (o Options) withDefaults() Options {
@@ -121,9 +126,10 @@ func (o Options) withDefaults() Options {
 // them. It is an http.Handler for the Streamable HTTP transport; mount it on
 // a path, e.g. mux.Handle("/mcp", srv).
 type Server struct {
-	opts   Options
-	log    *slog.Logger
-	states *roundtrip.Codec
+	opts    Options
+	log     *slog.Logger
+	states  *roundtrip.Codec
+	replica string // Options.Cluster's replica id; "" alone
 
 	toolsMu sync.RWMutex
 	tools   map[string]*registeredTool
@@ -164,6 +170,7 @@ func NewServer(opts Options) *Server {
 		drained:  make(chan struct{}),
 	}
 	s.rebuildToolList()
+	s.attachCluster()
 	return s
 }
 
@@ -235,18 +242,22 @@ func (s *Server) newSession(version string, capabilities, clientInfo json.RawMes
 	sess.capabilities = capabilities
 	sess.subject = subject
 	s.sessMu.Lock()
-	defer s.sessMu.Unlock()
 	if s.shutdown.Load() {
+		s.sessMu.Unlock()
 		return nil, shutdownError{}
 	}
 	if !register {
+		s.sessMu.Unlock()
 		return sess, nil
 	}
 	if len(s.sessions) >= s.opts.MaxSessions {
+		s.sessMu.Unlock()
 		return nil, errTooManySessions
 	}
 	s.sessions[sess.id] = sess
 	sess.armIdle()
+	s.sessMu.Unlock()
+	s.publishSession(context.Background(), sess)
 	return sess, nil
 }
 

@@ -28,8 +28,9 @@ type Session struct {
 	// subject is who Options.Authenticate said initialized the session.
 	subject string
 
-	lastSeen atomic.Int64 // unix nanos of the last request
-	idle     *time.Timer
+	lastSeen  atomic.Int64 // unix nanos of the last request
+	published atomic.Int64 // unix nanos of the last Cluster.Publish
+	idle      *time.Timer
 
 	calls callSet // running tools/call by client id key
 

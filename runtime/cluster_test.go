@@ -1,0 +1,86 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestReplicaOf(t *testing.T) {
+	for id, want := range map[string]string{
+		`"elicit-r1.00ff"`:      "r1",
+		`"elicit-web-2_a.1234"`: "web-2_a",
+		`"elicit-00ff"`:         "",
+		`"elicit-.00ff"`:        "",
+		`"elicit-bad id.00ff"`:  "",
+		`"other-r1.00ff"`:       "",
+		`7`:                     "",
+		`"elicit-r1"`:           "",
+		`"elicit-a*b.00"`:       "",
+		`"elicit-` + strings.Repeat("x", 65) + `.1"`: "",
+	} {
+		if got := replicaOf(json.RawMessage(id)); got != want {
+			t.Errorf("replicaOf(%s) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+func TestValidSessionID(t *testing.T) {
+	if !validSessionID(newID()) {
+		t.Error("newID is not a valid session id")
+	}
+	for _, bad := range []string{"", "abc", strings.Repeat("A", 32), strings.Repeat("g", 32), strings.Repeat("0", 33), "../" + strings.Repeat("0", 29)} {
+		if validSessionID(bad) {
+			t.Errorf("validSessionID(%q) = true", bad)
+		}
+	}
+}
+
+// stubCluster is a Cluster that knows nothing; it checks the wiring.
+type stubCluster struct {
+	id       string
+	attached ClusterPeer
+}
+
+func (c *stubCluster) ReplicaID() string                         { return c.id }
+func (c *stubCluster) Attach(p ClusterPeer)                      { c.attached = p }
+func (*stubCluster) Publish(context.Context, SessionState) error { return nil }
+func (*stubCluster) Lookup(context.Context, string) (SessionState, error) {
+	return SessionState{}, ErrClusterSessionNotFound
+}
+func (*stubCluster) Deliver(context.Context, string, string, []byte) error {
+	return ErrClusterNotPending
+}
+func (*stubCluster) End(context.Context, string) error { return nil }
+
+func TestClusterWiring(t *testing.T) {
+	c := &stubCluster{id: "r7"}
+	s := NewServer(Options{Cluster: c})
+	if c.attached == nil {
+		t.Fatal("NewServer did not attach the cluster")
+	}
+	if id := s.elicitID(); !strings.HasPrefix(id, "elicit-r7.") || replicaOf(json.RawMessage(`"`+id+`"`)) != "r7" {
+		t.Errorf("elicitID in a cluster = %q, want it to name r7", id)
+	}
+	if err := c.attached.DeliverAnswer(newID(), []byte(`{"jsonrpc":"2.0","id":"elicit-r7.1","result":{}}`)); err == nil {
+		t.Error("DeliverAnswer for an unknown session succeeded")
+	}
+	if err := c.attached.DeliverAnswer(newID(), []byte(`{"jsonrpc":"2.0","method":"x"}`)); err == nil {
+		t.Error("DeliverAnswer of a request succeeded")
+	}
+	c.attached.EndSession(newID()) // unknown: nothing happens
+	if id := NewServer(Options{}).elicitID(); strings.Count(id, ".") != 0 {
+		t.Errorf("elicitID alone = %q, want no replica", id)
+	}
+	for _, bad := range []string{"", "a.b", "a b", strings.Repeat("x", 65)} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("NewServer with replica id %q did not panic", bad)
+				}
+			}()
+			NewServer(Options{Cluster: &stubCluster{id: bad}})
+		}()
+	}
+}

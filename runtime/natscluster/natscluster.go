@@ -1,0 +1,355 @@
+// Package natscluster is a runtime.Cluster on NATS: several replicas of an
+// elicit server behind a load balancer without sticky sessions serve the
+// legacy (initialize, Mcp-Session-Id) era as if they were one process.
+//
+//	nc, err := nats.Connect(natsURL)
+//	...
+//	cl, err := natscluster.New(ctx, natscluster.Options{Conn: nc, Replica: "web-1"})
+//	...
+//	defer cl.Close()
+//	srv := runtime.NewServer(runtime.Options{Cluster: cl, RequestStateKeys: keys})
+//
+// Give every replica its own Replica id, the same Prefix and Bucket, and the
+// same runtime.Options.RequestStateKeys (2026-07-28 calls need nothing else:
+// their state travels sealed in the request).
+//
+// What travels where:
+//
+//	sessions   JetStream key-value bucket Bucket (memory storage), one entry
+//	           per session (JSON runtime.SessionState), expiring SessionTTL
+//	           after its last refresh
+//	answers    request/reply on PREFIX.answer.REPLICA: the replica that
+//	           got an elicitation answer it does not wait for sends it to the
+//	           replica named in the request id, which replies "ok" or
+//	           "not-pending"
+//	ends       PREFIX.end carries the id of a session deleted anywhere
+//
+// Faults. When NATS is unreachable every cluster operation fails fast with
+// an error matching runtime.ErrClusterUnavailable (the server answers 503
+// for a session it must look up or an answer it must forward) while a
+// client whose requests reach the replica holding its session keeps
+// working. An answer for a replica that stopped matches
+// runtime.ErrClusterReplicaUnreachable (502): only that replica's calls are
+// lost, and with it their streams.
+package natscluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/go-elicit/elicit/runtime"
+)
+
+// Defaults of Options.
+const (
+	DefaultPrefix         = "elicit"
+	DefaultBucket         = "elicit_sessions"
+	DefaultRequestTimeout = 2 * time.Second
+)
+
+// Header and reply values of the answer protocol.
+const (
+	headerSession   = "Elicit-Session"
+	replyOK         = "ok"
+	replyNotPending = "not-pending"
+)
+
+// Options configure a Cluster.
+type Options struct {
+	// Conn is the NATS connection (required, connected, with JetStream
+	// enabled on the server). The Cluster does not close it.
+	Conn *nats.Conn
+	// Replica names this replica: unique in the cluster, 1 to 64 letters,
+	// digits, '_' or '-' (required).
+	Replica string
+	// Prefix starts every subject (default "elicit"); replicas of one
+	// service share it, another service uses its own.
+	Prefix string
+	// Bucket is the key-value bucket of the session directory (default
+	// "elicit_sessions").
+	Bucket string
+	// SessionTTL is how long a session entry lives without a refresh
+	// (default runtime.DefaultSessionIdleTimeout); match the servers'
+	// SessionIdleTimeout.
+	SessionTTL time.Duration
+	// RequestTimeout bounds one NATS round trip (default 2s).
+	RequestTimeout time.Duration
+}
+
+// Cluster is a runtime.Cluster on a NATS connection. Its methods are safe
+// for concurrent use.
+type Cluster struct {
+	opts       Options
+	nc         *nats.Conn
+	kv         jetstream.KeyValue
+	answerSubj string
+	endSubj    string
+
+	peer atomic.Pointer[peerBox]
+
+	mu     sync.Mutex
+	subs   []*nats.Subscription
+	closed bool
+}
+
+type peerBox struct{ p runtime.ClusterPeer }
+
+var _ runtime.Cluster = (*Cluster)(nil)
+
+// ErrInvalidOptions reports an unusable Options value.
+var ErrInvalidOptions = errors.New("natscluster: invalid options")
+
+// New joins the cluster: it creates (or binds) the session bucket and
+// subscribes to this replica's answers and to session ends.
+func New(ctx context.Context, opts Options) (*Cluster, error) {
+	if opts.Conn == nil {
+		return nil, fmt.Errorf("%w: Conn is required", ErrInvalidOptions)
+	}
+	if !validToken(opts.Replica) {
+		return nil, fmt.Errorf("%w: Replica %q: use 1 to 64 letters, digits, '_' or '-'", ErrInvalidOptions, opts.Replica)
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	if opts.Bucket == "" {
+		opts.Bucket = DefaultBucket
+	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = runtime.DefaultSessionIdleTimeout
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if !opts.Conn.IsConnected() {
+		return nil, fmt.Errorf("%w: nats connection is %s", runtime.ErrClusterUnavailable, opts.Conn.Status())
+	}
+	ctx, cancel := context.WithTimeout(ctx, 4*opts.RequestTimeout)
+	defer cancel()
+	js, err := jetstream.New(opts.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
+	}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:  opts.Bucket,
+		History: 1,
+		TTL:     opts.SessionTTL,
+		Storage: jetstream.MemoryStorage,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: session bucket %q: %w", opts.Bucket, err)
+	}
+	c := &Cluster{
+		opts:       opts,
+		nc:         opts.Conn,
+		kv:         kv,
+		answerSubj: opts.Prefix + ".answer." + opts.Replica,
+		endSubj:    opts.Prefix + ".end",
+	}
+	ans, err := c.nc.Subscribe(c.answerSubj, c.onAnswer)
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: subscribing to %s: %w", c.answerSubj, err)
+	}
+	end, err := c.nc.Subscribe(c.endSubj, c.onEnd)
+	if err != nil {
+		_ = ans.Unsubscribe()
+		return nil, fmt.Errorf("natscluster: subscribing to %s: %w", c.endSubj, err)
+	}
+	c.subs = []*nats.Subscription{ans, end}
+	// Make sure the server has the subscriptions before anyone is told
+	// this replica exists.
+	if err := c.nc.FlushWithContext(ctx); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("natscluster: %w", err)
+	}
+	return c, nil
+}
+
+// Close leaves the cluster: this replica gets no more answers or ends. The
+// NATS connection stays open.
+func (c *Cluster) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var errs []error
+	for _, s := range c.subs {
+		if err := s.Unsubscribe(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ReplicaID implements runtime.Cluster.
+func (c *Cluster) ReplicaID() string { return c.opts.Replica }
+
+// Attach implements runtime.Cluster.
+func (c *Cluster) Attach(peer runtime.ClusterPeer) { c.peer.Store(&peerBox{peer}) }
+
+// Publish implements runtime.Cluster.
+func (c *Cluster) Publish(ctx context.Context, st runtime.SessionState) error {
+	if !validKey(st.ID) {
+		return fmt.Errorf("natscluster: publish: invalid session id %q", st.ID)
+	}
+	if err := c.up(); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("natscluster: encoding session %s: %w", st.ID, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	if _, err := c.kv.Put(ctx, st.ID, raw); err != nil {
+		return c.fault("publishing session "+st.ID, err)
+	}
+	return nil
+}
+
+// Lookup implements runtime.Cluster.
+func (c *Cluster) Lookup(ctx context.Context, sessionID string) (runtime.SessionState, error) {
+	var st runtime.SessionState
+	if !validKey(sessionID) {
+		return st, runtime.ErrClusterSessionNotFound
+	}
+	if err := c.up(); err != nil {
+		return st, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	e, err := c.kv.Get(ctx, sessionID)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
+		return st, runtime.ErrClusterSessionNotFound
+	case err != nil:
+		return st, c.fault("looking up session "+sessionID, err)
+	}
+	if err := json.Unmarshal(e.Value(), &st); err != nil {
+		return st, fmt.Errorf("natscluster: session %s: bad directory entry: %w", sessionID, err)
+	}
+	return st, nil
+}
+
+// Deliver implements runtime.Cluster.
+func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, response []byte) error {
+	if !validToken(replica) {
+		return fmt.Errorf("%w: invalid replica id %q", runtime.ErrClusterNotPending, replica)
+	}
+	if err := c.up(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	msg := nats.NewMsg(c.opts.Prefix + ".answer." + replica)
+	msg.Header.Set(headerSession, sessionID)
+	msg.Data = response
+	rep, err := c.nc.RequestMsgWithContext(ctx, msg)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return fmt.Errorf("%w: %q: no replica listens (it stopped)", runtime.ErrClusterReplicaUnreachable, replica)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		return fmt.Errorf("%w: %q: no reply within %v", runtime.ErrClusterReplicaUnreachable, replica, c.opts.RequestTimeout)
+	case err != nil:
+		return c.fault("forwarding an answer to "+replica, err)
+	}
+	switch string(rep.Data) {
+	case replyOK:
+		return nil
+	case replyNotPending:
+		return runtime.ErrClusterNotPending
+	default:
+		return fmt.Errorf("%w: replica %q replied %q", runtime.ErrClusterNotPending, replica, rep.Data)
+	}
+}
+
+// End implements runtime.Cluster.
+func (c *Cluster) End(ctx context.Context, sessionID string) error {
+	if !validKey(sessionID) {
+		return fmt.Errorf("natscluster: end: invalid session id %q", sessionID)
+	}
+	if err := c.up(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	// Forget it first, so no replica adopts it again after the broadcast.
+	if err := c.kv.Delete(ctx, sessionID); err != nil {
+		return c.fault("deleting session "+sessionID, err)
+	}
+	if err := c.nc.Publish(c.endSubj, []byte(sessionID)); err != nil {
+		return c.fault("broadcasting the end of session "+sessionID, err)
+	}
+	if err := c.nc.FlushWithContext(ctx); err != nil {
+		return c.fault("broadcasting the end of session "+sessionID, err)
+	}
+	return nil
+}
+
+// onAnswer receives an answer another replica forwards here.
+func (c *Cluster) onAnswer(m *nats.Msg) {
+	status := replyNotPending
+	if b := c.peer.Load(); b != nil {
+		if b.p.DeliverAnswer(m.Header.Get(headerSession), m.Data) == nil {
+			status = replyOK
+		}
+	}
+	_ = m.Respond([]byte(status)) // a lost reply times the sender out: it answers 502
+}
+
+// onEnd receives the end of a session deleted anywhere (here too).
+func (c *Cluster) onEnd(m *nats.Msg) {
+	if b := c.peer.Load(); b != nil {
+		b.p.EndSession(string(m.Data))
+	}
+}
+
+// up fails fast when the connection is down: a request would only wait
+// for its timeout while the client waits on the HTTP reply.
+func (c *Cluster) up() error {
+	if st := c.nc.Status(); st != nats.CONNECTED {
+		return fmt.Errorf("%w: nats connection is %s", runtime.ErrClusterUnavailable, st)
+	}
+	return nil
+}
+
+// fault wraps a NATS failure of op as ErrClusterUnavailable.
+func (c *Cluster) fault(op string, err error) error {
+	return fmt.Errorf("%w: %s: %w", runtime.ErrClusterUnavailable, op, err)
+}
+
+// validToken reports whether s can be one NATS subject token of a replica.
+func validToken(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validKey reports whether s is usable as a key-value key (session ids are
+// hex; anything else was never published).
+func validKey(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
