@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"strings"
@@ -20,18 +19,18 @@ import (
 	"github.com/go-elicit/elicit/runtime/natscluster"
 )
 
-var long = flag.Bool("long", false, "run 1,000 legacy elicitations instead of 200")
 
 // workload is S sessions × C eliciting calls, P at a time per session.
 type workload struct{ sessions, calls, parallel int }
 
 func (w workload) total() int { return w.sessions * w.calls }
 
+// legacyWorkload is 1,000 elicitations across 100 sessions (200 with -short).
 func legacyWorkload() workload {
-	if *long {
-		return workload{sessions: 100, calls: 10, parallel: 2}
+	if testing.Short() {
+		return workload{sessions: 20, calls: 10, parallel: 2}
 	}
-	return workload{sessions: 20, calls: 10, parallel: 2}
+	return workload{sessions: 100, calls: 10, parallel: 2}
 }
 
 // answerTag answers an "ask" elicitation with the tag its message carries,
