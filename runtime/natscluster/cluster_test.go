@@ -19,7 +19,6 @@ import (
 	"github.com/go-elicit/elicit/runtime/natscluster"
 )
 
-
 // workload is S sessions × C eliciting calls, P at a time per session.
 type workload struct{ sessions, calls, parallel int }
 
