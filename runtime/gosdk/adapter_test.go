@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -81,47 +82,22 @@ func start(t *testing.T) *fixture {
 
 func connect(t *testing.T, url, version string, onElicit mcpclient.ElicitHandler) *mcpclient.Client {
 	t.Helper()
-	opts := mcpclient.Options{URL: url, Protocol: version, OnElicit: onElicit}
-	if onElicit != nil {
-		opts.Capabilities.Elicitation = &mcpclient.ElicitationCapability{}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := mcpclient.Connect(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return adaptertest.Connect(t, url, version, onElicit)
 }
 
 func call(t *testing.T, c *mcpclient.Client, tool string) (*mcpclient.CallToolResult, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return c.CallTool(ctx, tool, nil)
+	return adaptertest.Call(t, c, tool)
 }
 
-func names(names ...string) mcpclient.ElicitHandler {
-	return func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-		n := names[0]
-		names = names[1:]
-		return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"` + n + `"}`)}, nil
-	}
-}
+var names = adaptertest.Names
 
 func (f *fixture) lastErr(t *testing.T) error {
 	t.Helper()
-	select {
-	case err := <-f.errs:
-		return err
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler never finished its Elicit")
-		return nil
-	}
+	return adaptertest.Next(t, f.errs)
 }
 
-var versions = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+var versions = adaptertest.Versions
 
 func TestAccept(t *testing.T) {
 	f := start(t)
