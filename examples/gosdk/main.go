@@ -16,72 +16,90 @@
 //
 //	-addr  listen address (default 127.0.0.1:8080)
 //	-v     log to standard error
+//
+// The forms, the tool's texts and the serving boilerplate are shared with
+// the mcpgo example in examples/internal/booking; this file is what is
+// particular to the go-sdk.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
+
+	"github.com/go-elicit/elicit/examples/internal/booking"
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/gosdk"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+
+// run is main but for the exit, so that tests can run it.
+func run(args []string, stderr io.Writer) int {
+	return booking.Serve("gosdk", args, stderr, newHandler)
 }
 
-func run(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gosdk", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	verbose := fs.Bool("v", false, "log to standard error")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if *verbose {
-		logger = slog.New(slog.NewTextHandler(stderr, nil))
-	}
-	handler, err := newHandler(logger)
+// BookArgs are the arguments of book_table; what is missing is asked for.
+type BookArgs struct {
+	Name   string `json:"name,omitempty" jsonschema:"name the booking is under; asked for when left out"`
+	Guests int    `json:"guests,omitempty" jsonschema:"number of guests; asked for when left out"`
+}
+
+// newHandler builds the server and its HTTP handler.
+func newHandler(logger *slog.Logger) (http.Handler, error) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "gosdk-example", Version: "1.0.0"}, &mcp.ServerOptions{Logger: logger})
+	a, err := gosdk.New(s, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "gosdk: %v\n", err)
-		return 1
+		return nil, err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "gosdk: %v\n", err)
-		return 1
+	gosdk.AddTool(a, &mcp.Tool{Name: "book_table", Description: booking.Description}, bookTable)
+	return gosdk.NewStreamableHTTPHandler(s, &mcp.StreamableHTTPOptions{Logger: logger}), nil
+}
+
+// bookTable elicits the booking when the caller left it out, then asks for
+// a confirmation: two forms in sequence, which on 2026-07-28 are two
+// input_required rounds.
+func bookTable(ctx context.Context, req *mcp.CallToolRequest, in BookArgs) (*mcp.CallToolResult, any, error) {
+	b := booking.FromArguments(in.Name, in.Guests)
+	if b.Incomplete() {
+		if !gosdk.ClientSupportsElicit(req) {
+			return errorResult(booking.MissingArguments), nil, nil
+		}
+		form, err := gosdk.Elicit[booking.BookingForm](ctx, req, booking.AskBooking)
+		if err != nil {
+			return outcome(err)
+		}
+		b = form
 	}
-	// No WriteTimeout: an elicitation stream lasts as long as the person
-	// takes to answer, and the go-sdk does not clear the deadline itself.
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	// Catch the signals before saying so: whoever waits for the line may
-	// send one at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	fmt.Fprintf(stderr, "listening on http://%s/mcp\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		fmt.Fprintf(stderr, "gosdk: %v\n", err)
-		return 1
-	case <-ctx.Done():
+	if gosdk.ClientSupportsElicit(req) {
+		ok, err := gosdk.Elicit[booking.ConfirmForm](ctx, req, b.ConfirmQuestion())
+		if err != nil {
+			return outcome(err)
+		}
+		if !ok.Confirm {
+			return errorResult(booking.NotConfirmed), nil, nil
+		}
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "gosdk: shutdown: %v\n", err)
-		return 1
+	return textResult(b.Booked()), nil, nil
+}
+
+// outcome turns a failed elicitation into the tool's answer.
+func outcome(err error) (*mcp.CallToolResult, any, error) {
+	if errors.Is(err, runtime.ErrInputRequired) {
+		return nil, nil, err // 2026-07-28: the adapter asks, and runs us again
 	}
-	return 0
+	// Declined, canceled or invalid content: tell the model, as a tool error.
+	return errorResult(booking.Refusal(err)), nil, nil
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }

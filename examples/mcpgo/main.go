@@ -16,72 +16,80 @@
 //
 //	-addr  listen address (default 127.0.0.1:8080)
 //	-v     log to standard error
+//
+// The forms, the tool's texts and the serving boilerplate are shared with
+// the gosdk example in examples/internal/booking; this file is what is
+// particular to mcp-go.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
+
+	"github.com/go-elicit/elicit/examples/internal/booking"
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/mcpgo"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+
+// run is main but for the exit, so that tests can run it.
+func run(args []string, stderr io.Writer) int {
+	return booking.Serve("mcpgo", args, stderr, newHandler)
 }
 
-func run(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mcpgo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	verbose := fs.Bool("v", false, "log to standard error")
-	if err := fs.Parse(args); err != nil {
-		return 2
+// newHandler builds the server and its HTTP handler.
+func newHandler(logger *slog.Logger) (http.Handler, error) {
+	s := server.NewMCPServer("mcpgo-example", "1.0.0", server.WithToolCapabilities(false))
+	if _, err := mcpgo.New(s, nil); err != nil {
+		return nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if *verbose {
-		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	s.AddTool(mcp.NewTool("book_table",
+		mcp.WithDescription(booking.Description),
+		mcp.WithString("name", mcp.Description("name the booking is under; asked for when left out")),
+		mcp.WithNumber("guests", mcp.Description("number of guests; asked for when left out")),
+	), bookTable)
+	return server.NewStreamableHTTPServer(s, server.WithStreamableHTTPLogger(logger)), nil
+}
+
+// bookTable elicits the booking when the caller left it out, then asks for
+// a confirmation: two forms in sequence, which on 2026-07-28 are two
+// input_required rounds.
+func bookTable(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	b := booking.FromArguments(req.GetString("name", ""), req.GetInt("guests", 0))
+	if b.Incomplete() {
+		if !mcpgo.ClientSupportsElicit(ctx) {
+			return mcp.NewToolResultError(booking.MissingArguments), nil
+		}
+		form, err := mcpgo.Elicit[booking.BookingForm](ctx, booking.AskBooking)
+		if err != nil {
+			return outcome(err)
+		}
+		b = form
 	}
-	handler, err := newHandler(logger)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpgo: %v\n", err)
-		return 1
+	if mcpgo.ClientSupportsElicit(ctx) {
+		ok, err := mcpgo.Elicit[booking.ConfirmForm](ctx, b.ConfirmQuestion())
+		if err != nil {
+			return outcome(err)
+		}
+		if !ok.Confirm {
+			return mcp.NewToolResultError(booking.NotConfirmed), nil
+		}
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpgo: %v\n", err)
-		return 1
+	return mcp.NewToolResultText(b.Booked()), nil
+}
+
+// outcome turns a failed elicitation into the tool's answer.
+func outcome(err error) (*mcp.CallToolResult, error) {
+	if errors.Is(err, runtime.ErrInputRequired) {
+		return nil, err // 2026-07-28: the adapter asks, and runs us again
 	}
-	// No WriteTimeout: an elicitation stream lasts as long as the person
-	// takes to answer, and mcp-go does not clear the deadline itself.
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	// Catch the signals before saying so: whoever waits for the line may
-	// send one at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	fmt.Fprintf(stderr, "listening on http://%s/mcp\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		fmt.Fprintf(stderr, "mcpgo: %v\n", err)
-		return 1
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "mcpgo: shutdown: %v\n", err)
-		return 1
-	}
-	return 0
+	// Declined, canceled or invalid content: tell the model, as a tool error.
+	return mcp.NewToolResultError(booking.Refusal(err)), nil
 }

@@ -1,4 +1,4 @@
-package main
+package booking
 
 //go:generate go run github.com/go-elicit/elicit/cmd/elicitgen
 

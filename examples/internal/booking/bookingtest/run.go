@@ -1,4 +1,4 @@
-package main
+package bookingtest
 
 import (
 	"bufio"
@@ -12,13 +12,13 @@ import (
 	"github.com/go-elicit/elicit/internal/mcpclient"
 )
 
-// run serves on the address it was given, announces it on stderr, answers
-// a real client, and exits 0 on SIGINT.
-func TestRun(t *testing.T) {
+// mainServes checks that Main serves on the address it was given, announces
+// it on stderr, answers a real client, and exits 0 on SIGINT.
+func (s Suite) mainServes(t *testing.T) {
 	pr, pw := io.Pipe()
 	rc := make(chan int, 1)
 	go func() {
-		rc <- run([]string{"-addr", "127.0.0.1:0"}, pw)
+		rc <- s.Main([]string{"-addr", "127.0.0.1:0"}, pw)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -50,13 +50,14 @@ func TestRun(t *testing.T) {
 			t.Fatalf("exit code %d", code)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after SIGINT")
+		t.Fatal("main did not return after SIGINT")
 	}
 }
 
-func TestRunBadFlag(t *testing.T) {
+// mainBadFlag checks that Main rejects an unknown flag with exit code 2.
+func (s Suite) mainBadFlag(t *testing.T) {
 	var b strings.Builder
-	if code := run([]string{"-nope"}, &b); code != 2 || !strings.Contains(b.String(), "flag provided but not defined: -nope") {
+	if code := s.Main([]string{"-nope"}, &b); code != 2 || !strings.Contains(b.String(), "flag provided but not defined: -nope") {
 		t.Fatalf("exit %d, stderr %q", code, b.String())
 	}
 }
