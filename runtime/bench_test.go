@@ -32,10 +32,9 @@ var benchSchema = map[string]any{
 
 const benchAnswer = `{"action":"accept","content":{"name":"ada","count":3}}`
 
-// benchClient drives one round trip per iteration against url.
+// benchClient drives one round trip per iteration against callURL.
 type benchClient struct {
 	hc      *http.Client
-	url     string
 	sid     string
 	callURL string
 }

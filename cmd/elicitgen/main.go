@@ -1,8 +1,8 @@
 // Elicitgen generates the schema, decoder and validator of MCP elicitation
 // forms from plain Go structs.
 //
-// Mark a struct type with the //elicit:form directive and add a
-// go:generate line to any file of its package:
+// Mark a struct type with the //elicit:form directive and add this line to
+// any file of its package:
 //
 //	//go:generate go run github.com/go-elicit/elicit/cmd/elicitgen
 //

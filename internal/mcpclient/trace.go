@@ -51,8 +51,6 @@ func (t *tracer) next() int64 {
 	return t.n.Add(1)
 }
 
-func (t *tracer) enabled() bool { return t != nil }
-
 // block writes lines, each prefixed with "[n] mark ".
 func (t *tracer) block(n int64, mark string, lines []string) {
 	if t == nil {

@@ -102,6 +102,7 @@ func TestJSONName(t *testing.T) {
 	typ := reflect.TypeFor[struct {
 		A int `json:"a,omitempty"`
 		B int `json:"-"`
+		//lint:ignore SA5008 the "-," form (a property named "-") is what is tested
 		C int `json:"-,"`
 		D int
 		E int `json:",omitempty"`
