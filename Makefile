@@ -12,8 +12,11 @@ all: build test
 build:
 	$(GO) build ./...
 
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 vet:
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # test runs everything the suite needs; it installs what it uses (Go modules).
 test: vet conformance
