@@ -230,17 +230,21 @@ func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, s
 	if err != nil {
 		return encodeError(msg.ID, rpcErrorf(CodeInternalError, "sealing requestState: %v", err))
 	}
+	// Written directly, in the order the handler asked: the params are
+	// JSON this server built, the keys unique within the run.
 	asked := run.Requests()
-	reqs := make(map[string]json.RawMessage, len(asked))
-	for _, r := range asked {
-		req := make([]byte, 0, len(r.Params)+48)
-		req = append(req, `{"method":"elicitation/create","params":`...)
-		req = append(req, r.Params...)
-		reqs[r.Key] = append(req, '}')
+	obj := make([]byte, 0, 256+len(sealed))
+	obj = append(obj, `{"inputRequests":{`...)
+	for i, r := range asked {
+		if i > 0 {
+			obj = append(obj, ',')
+		}
+		obj = appendJSONString(obj, r.Key)
+		obj = append(obj, `:{"method":"elicitation/create","params":`...)
+		obj = append(obj, r.Params...)
+		obj = append(obj, '}')
 	}
-	frame, err := encodeResponse(msg.ID, s.modernResult(map[string]any{"inputRequests": reqs, "requestState": sealed}, "input_required"))
-	if err != nil {
-		return encodeError(msg.ID, rpcErrorf(CodeInternalError, "encoding input_required: %v", err))
-	}
-	return frame
+	obj = append(obj, `},"requestState":`...)
+	obj = appendJSONString(obj, sealed)
+	return encodeRawResponse(msg.ID, s.appendModernFields(obj, "input_required"))
 }
