@@ -80,33 +80,47 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // accepts reports whether an Accept header allows JSON and SSE replies. A
-// missing header accepts anything (RFC 9110).
+// missing header accepts anything (RFC 9110). It reads the media ranges by
+// hand (type/subtype, then parameters, q=0 excluding the range): this runs
+// on every POST, and mime.ParseMediaType allocates a map per range.
 func accepts(header []string) (jsonOK, sseOK bool) {
 	if len(header) == 0 {
 		return true, true
 	}
 	for _, line := range header {
-		for _, part := range strings.Split(line, ",") {
-			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
+		for rest := line; rest != ""; {
+			var part string
+			part, rest, _ = strings.Cut(rest, ",")
+			mt, params, _ := strings.Cut(part, ";")
+			mt = strings.TrimSpace(mt)
+			if excludedByQ(params) {
 				continue
 			}
-			if q, ok := params["q"]; ok {
-				if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
-					continue
-				}
-			}
-			switch mt {
-			case "*/*":
+			switch {
+			case mt == "*/*":
 				jsonOK, sseOK = true, true
-			case "application/*", "application/json":
+			case strings.EqualFold(mt, "application/*"), strings.EqualFold(mt, "application/json"):
 				jsonOK = true
-			case "text/*", "text/event-stream":
+			case strings.EqualFold(mt, "text/*"), strings.EqualFold(mt, "text/event-stream"):
 				sseOK = true
 			}
 		}
 	}
 	return jsonOK, sseOK
+}
+
+// excludedByQ reports a media range's parameters that say q=0.
+func excludedByQ(params string) bool {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && f == 0
+		}
+	}
+	return false
 }
 
 func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
