@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/gosdk"
+	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
@@ -239,51 +239,11 @@ func TestTwoKeys(t *testing.T) {
 // the context's error.
 func TestCallerGivesUp(t *testing.T) {
 	f := start(t)
-	asked := make(chan struct{})
-	c := connect(t, f.url, "2025-11-25", func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-		close(asked)
-		<-ctx.Done()
-		return mcpclient.ElicitResult{}, ctx.Err()
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.CallTool(ctx, "ask", nil)
-		done <- err
-	}()
-	<-asked
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("client: %v", err)
-	}
-	if err := f.lastErr(t); !errors.Is(err, context.Canceled) {
-		t.Fatalf("handler: %v, want context.Canceled", err)
-	}
+	adaptertest.CallerGivesUp(t, f.url, f.errs)
 }
 
 // A client that declared only URL-mode elicitation is never sent a form.
 func TestURLOnlyCapability(t *testing.T) {
 	f := start(t)
-	for _, v := range []string{"2025-11-25", "2026-07-28"} {
-		t.Run(v, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			c, err := mcpclient.Connect(ctx, mcpclient.Options{URL: f.url, Protocol: v,
-				Capabilities: mcpclient.Capabilities{Elicitation: &mcpclient.ElicitationCapability{URL: true}},
-				OnElicit: func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-					t.Error("a form was sent to a URL-only client")
-					return mcpclient.ElicitResult{Action: "cancel"}, nil
-				}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			if _, err := c.CallTool(ctx, "ask", nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
-				t.Fatalf("got %v, want ErrElicitUnsupported", err)
-			}
-		})
-	}
+	adaptertest.URLOnlyClientGetsNoForm(t, f.url, f.errs)
 }

@@ -7,10 +7,12 @@ package adaptertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
+	"github.com/go-elicit/elicit/runtime"
 )
 
 // Versions are the protocol versions both adapters serve.
@@ -61,5 +63,59 @@ func Next(t *testing.T, errs <-chan error) error {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the handler never finished its Elicit")
 		return nil
+	}
+}
+
+// CallerGivesUp checks that the caller giving up while the user thinks ends
+// the handler's Elicit with the context's error. url serves the tool "ask",
+// whose handler reports its Elicit's error on errs.
+func CallerGivesUp(t *testing.T, url string, errs <-chan error) {
+	t.Helper()
+	asked := make(chan struct{})
+	c := Connect(t, url, "2025-11-25", func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+		close(asked)
+		<-ctx.Done()
+		return mcpclient.ElicitResult{}, ctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "ask", nil)
+		done <- err
+	}()
+	<-asked
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("client: %v", err)
+	}
+	if err := Next(t, errs); !errors.Is(err, context.Canceled) {
+		t.Fatalf("handler: %v, want context.Canceled", err)
+	}
+}
+
+// URLOnlyClientGetsNoForm checks that a client that declared only URL-mode
+// elicitation is never sent a form (same "ask" tool as CallerGivesUp).
+func URLOnlyClientGetsNoForm(t *testing.T, url string, errs <-chan error) {
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := mcpclient.Connect(ctx, mcpclient.Options{URL: url, Protocol: v,
+				Capabilities: mcpclient.Capabilities{Elicitation: &mcpclient.ElicitationCapability{URL: true}},
+				OnElicit: func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+					t.Error("a form was sent to a URL-only client")
+					return mcpclient.ElicitResult{Action: "cancel"}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.CallTool(ctx, "ask", nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := Next(t, errs); !errors.Is(err, runtime.ErrElicitUnsupported) {
+				t.Fatalf("got %v, want ErrElicitUnsupported", err)
+			}
+		})
 	}
 }
