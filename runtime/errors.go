@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 
 	"github.com/go-elicit/elicit/runtime/formimpl"
@@ -60,7 +61,7 @@ type timeoutError struct{}
 
 func (timeoutError) Error() string { return ErrElicitTimeout.Error() }
 func (timeoutError) Is(target error) bool {
-	return target == ErrElicitTimeout || target == errDeadlineExceeded
+	return target == ErrElicitTimeout || target == context.DeadlineExceeded
 }
 
 // shutdownError is ErrServerShutdown that also matches ErrSessionClosed.

@@ -2,13 +2,10 @@ package runtime
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
 )
-
-var errDeadlineExceeded = context.DeadlineExceeded
 
 // JSON-RPC and MCP error codes.
 const (

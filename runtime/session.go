@@ -172,7 +172,7 @@ func (s *Session) removeCall(c *call) { s.calls.remove(c) }
 // cancelCall handles notifications/cancelled for one of the client's requests.
 func (s *Session) cancelCall(key, reason string) bool { return s.calls.cancel(key, reason) }
 
-// waitStopping returns a channel closed when the server starts shutting down.
+// stopping returns a channel closed when the server starts shutting down.
 func (s *Session) stopping() <-chan struct{} { return s.srv.stopping }
 
 // callFrom returns the call that ctx belongs to, if it is one of s's.
