@@ -3,7 +3,7 @@ GO      ?= go
 GOTEST  ?= $(GO) test -race -count=1
 PKGS    ?= ./...
 
-.PHONY: all test vet build generate check-generated bench fuzz conformance demo
+.PHONY: all test vet build generate check-generated bench fuzz conformance demo vulncheck test-patched
 
 BIN := bin
 
@@ -79,3 +79,23 @@ $(CONFORMANCE_TOOLS)/.installed: internal/conformance/package.json internal/conf
 	cp internal/conformance/package.json internal/conformance/package-lock.json $(CONFORMANCE_TOOLS)/
 	cd $(CONFORMANCE_TOOLS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
+
+# vulncheck runs govulncheck ./... against a pinned snapshot of the Go
+# vulnerability database, taken from the module proxy as the module
+# golang.org/x/vulndb (internal/vulncheck/run.sh says how). It fails when a
+# vulnerable symbol is reachable from this module's code. The standard library
+# checked is VULN_GO's: go1.27.3, the patched toolchain the module proxy serves
+# here (this machine's go1.26.8 has ten reachable net/http, crypto/tls,
+# crypto/x509 and net/textproto vulnerabilities, fixed in go1.26.9/go1.26.10;
+# see them with VULN_GO=local). VULNDB_VERSION=latest: the newest snapshot.
+VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
+VULN_GO        ?= go1.27.3
+GOVULNCHECK    ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
+
+vulncheck:
+	VULNDB_VERSION=$(VULNDB_VERSION) VULN_GO=$(VULN_GO) GOVULNCHECK=$(GOVULNCHECK) bash internal/vulncheck/run.sh
+
+# test-patched runs the race-enabled tests again on VULN_GO, the toolchain
+# vulncheck vouches for, so that the release advice (build with it) is tested.
+test-patched:
+	GOTOOLCHAIN=$(VULN_GO) $(GOTEST) -timeout 20m $(PKGS)
