@@ -91,6 +91,9 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 	if err != nil {
 		var re *RPCError
 		if errors.As(err, &re) {
+			if re.Code == CodeURLElicitationRequired {
+				return urlRequired(req.Session, re)
+			}
 			return nil, re
 		}
 		var mc *MissingCapabilityError

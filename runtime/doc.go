@@ -74,6 +74,14 @@
 // When the server gives up on an elicitation (timeout, the call's context
 // ended) it sends notifications/cancelled for it on the call's stream.
 //
+// # URL mode
+//
+// Session.ElicitURL sends the user to a page (a sign-in, a payment) instead
+// of a form. A handler that cannot start before that returns
+// URLElicitationRequired: -32042 on 2025-11-25, an input_required round trip
+// on 2026-07-28 (the handler runs again on the retry), an isError result for
+// a client that cannot be sent URLs.
+//
 // # Adapters to other server libraries
 //
 // runtime/gosdk and runtime/mcpgo bring Elicit[T] to servers built on other

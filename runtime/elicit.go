@@ -193,12 +193,15 @@ func (s *Session) askForm(ctx context.Context, key, message string, schema []byt
 	return s.ask(ctx, key, params)
 }
 
-// ElicitURL asks the user to visit url (URL mode, 2025-11-25: for what form
-// mode must not ask, like credentials or payment). It returns nil when the
-// user accepted to open it, with the elicitation id to pass to
+// ElicitURL asks the user to visit url (URL mode, 2025-11-25 and 2026-07-28:
+// for what form mode must not ask, like credentials or payment). It returns
+// nil when the user accepted to open it, with the elicitation id to pass to
 // CompleteURLElicitation once the out-of-band interaction is done; decline
-// and cancel are ErrElicitDeclined and ErrElicitCanceled.
-func (s *Session) ElicitURL(ctx context.Context, message, url string) (elicitationID string, err error) {
+// and cancel are ErrElicitDeclined and ErrElicitCanceled. On 2026-07-28 the
+// ask is an input_required round trip keyed "url" (WithKey sets another);
+// that protocol has no elicitation ids, and the id returned is only the
+// handler's own.
+func (s *Session) ElicitURL(ctx context.Context, message, url string, opts ...ElicitOption) (elicitationID string, err error) {
 	switch {
 	case !hasElicitMode(s.protocol):
 		return "", unsupportedf("protocol %s has no URL elicitation", s.protocol)
@@ -216,7 +219,9 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string) (elicitati
 	params = append(params, `,"url":`...)
 	params = appendJSONString(params, url)
 	params = append(params, '}')
-	res, err := s.ask(ctx, "url_"+elicitationID[:8], params)
+	// The key must be the same on every run of the handler: a retry's answer
+	// is found by it.
+	res, err := s.ask(ctx, ElicitKey(urlKey, opts...), params)
 	if err != nil {
 		return "", err
 	}
@@ -225,6 +230,9 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string) (elicitati
 	}
 	return elicitationID, nil
 }
+
+// urlKey is the input-request key of URL elicitations on 2026-07-28.
+const urlKey = "url"
 
 // CompleteURLElicitation tells the client (notifications/elicitation/complete,
 // 2025-11-25) that the URL-mode interaction with this id has finished. It
@@ -240,9 +248,21 @@ func (s *Session) CompleteURLElicitation(ctx context.Context, elicitationID stri
 	return c.notify("notifications/elicitation/complete", map[string]string{"elicitationId": elicitationID})
 }
 
-// URLElicitationRequired returns the error a handler returns to fail the call
-// with -32042 (2025-11-25): the client must have the user complete these URL
-// elicitations, then retry the call.
+// URLElicitationRequired returns the error a handler returns when the call
+// cannot go on until the user has completed these URL elicitations (a
+// sign-in, say) and the call is retried. What the client gets depends on
+// its protocol:
+//
+//   - 2025-11-25 with the url capability: the -32042 error, listing them.
+//   - 2026-07-28 with the url capability: an input_required result asking
+//     each as a URL-mode elicitation (keys "url_required", "url_required_2",
+//     ...); the handler runs again on the retry. When the user declined or
+//     canceled one, the call ends with an isError result; when the user
+//     accepted them all and the handler still returns this error, they are
+//     asked again.
+//   - 2026-07-28 without it: -32021 naming the url capability.
+//   - any other session: an isError result with message, since the client
+//     cannot be sent URLs.
 func URLElicitationRequired(message string, elicitations ...URLElicitation) *RPCError {
 	items := make([]map[string]string, len(elicitations))
 	for i, e := range elicitations {
@@ -257,6 +277,59 @@ type URLElicitation struct {
 	ElicitationID string
 	URL           string
 	Message       string
+}
+
+// urlRequiredKey is the input-request key of the URL elicitations of a
+// URLElicitationRequired on 2026-07-28.
+const urlRequiredKey = "url_required"
+
+// urlRequired is what a handler's -32042 error becomes for the session it
+// ran on (see URLElicitationRequired): the error itself, an isError result,
+// -32021, or (2026-07-28) the URL asks recorded in the run, which the caller
+// turns into input_required.
+func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
+	switch {
+	case !hasElicitMode(s.protocol):
+		return ErrorResult("%s (this needs a URL interaction, which protocol %s cannot ask for)", e.Message, s.protocol), nil
+	case s.modern == nil && s.caps.url:
+		return nil, e
+	case !s.caps.url && s.modern != nil:
+		return nil, (&MissingCapabilityError{Mode: "url"}).RPCError()
+	case !s.caps.url:
+		return ErrorResult("%s (this needs a URL interaction; the client did not declare URL elicitation)", e.Message), nil
+	}
+	var data struct {
+		Elicitations []struct {
+			URL     string `json:"url"`
+			Message string `json:"message"`
+		} `json:"elicitations"`
+	}
+	if err := json.Unmarshal(e.Data, &data); err != nil || len(data.Elicitations) == 0 {
+		return nil, rpcErrorf(CodeInternalError, "a URL-elicitation-required error with no elicitations in its data: %s", e.Message)
+	}
+	// Keys are positional: the same list on every run finds its answers.
+	// A pass whose keys were all answered with accept means the handler
+	// still needs them: the next pass asks them again under the next keys.
+	for {
+		for _, el := range data.Elicitations {
+			params := make([]byte, 0, len(el.Message)+len(el.URL)+48)
+			params = append(params, `{"mode":"url","message":`...)
+			params = appendJSONString(params, el.Message)
+			params = append(params, `,"url":`...)
+			params = appendJSONString(params, el.URL)
+			params = append(params, '}')
+			ans, ok := s.modern.Ask(urlRequiredKey, params)
+			if !ok {
+				continue
+			}
+			if _, err := elicitOutcome(ans, false); err != nil {
+				return ErrorResult("%s: %v", e.Message, err), nil
+			}
+		}
+		if len(s.modern.Requests()) > 0 {
+			return nil, nil // asked: input_required
+		}
+	}
 }
 
 // ask sends an elicitation/create request with params and waits for the
