@@ -29,7 +29,10 @@ import (
 //     it, 400 when nobody waits for it, 502 when that replica is gone, 503
 //     when the cluster cannot be reached;
 //   - DELETE on any replica ends the session everywhere and wakes its
-//     waiters wherever they are.
+//     waiters wherever they are;
+//   - a client's notifications/cancelled that lands on another replica
+//     than the call it names is passed on to every replica, when the
+//     Cluster is also a ClusterCanceler (runtime/natscluster is).
 //
 // Without a Cluster everything stays in this process, as before.
 
@@ -60,6 +63,20 @@ type Cluster interface {
 	End(ctx context.Context, sessionID string) error
 }
 
+// ClusterCanceler is a Cluster that also carries a client's
+// notifications/cancelled to the replica running the call it names: a call
+// runs on the replica its POST reached, the notification is another POST
+// and may reach another one. Without it a cancel reaches the calls of the
+// replica it lands on only (a client that closes the call's stream still
+// cancels it anywhere).
+type ClusterCanceler interface {
+	// Cancel tells every replica but this one that the client of
+	// sessionID cancelled the request whose id key is requestKey (opaque:
+	// pass it to ClusterPeer.CancelCall as it is). Like the notification
+	// it carries, it is best effort and waits for no replica's reply.
+	Cancel(ctx context.Context, sessionID, requestKey, reason string) error
+}
+
 // ClusterPeer is what a Cluster calls on the local server (see Attach).
 type ClusterPeer interface {
 	// DeliverAnswer resolves the elicitation pending here whose id the
@@ -68,6 +85,9 @@ type ClusterPeer interface {
 	// EndSession ends the local view of a session that ended elsewhere:
 	// its waiting elicitations return ErrSessionClosed.
 	EndSession(sessionID string)
+	// CancelCall cancels the call of sessionID running here whose id key
+	// is requestKey (see ClusterCanceler); false when none runs here.
+	CancelCall(sessionID, requestKey, reason string) bool
 }
 
 // SessionState is what the directory knows of a legacy session.
@@ -320,6 +340,25 @@ func (p clusterPeer) DeliverAnswer(sessionID string, response []byte) error {
 	}
 	sess.touch()
 	return nil
+}
+
+func (p clusterPeer) CancelCall(sessionID, requestKey, reason string) bool {
+	sess, ok := p.s.session(sessionID)
+	return ok && sess.calls.cancel(requestKey, reason) // never forwarded again
+}
+
+// cancelElsewhere passes a client's cancel for a call that does not run
+// here to the other replicas, when the cluster can.
+func (s *Server) cancelElsewhere(sessionID, requestKey, reason string) {
+	cc, ok := s.opts.Cluster.(ClusterCanceler)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	if err := cc.Cancel(ctx, sessionID, requestKey, reason); err != nil {
+		s.log.Warn("cancel not passed on to the other replicas", "session", sessionID, "err", err)
+	}
 }
 
 func (p clusterPeer) EndSession(sessionID string) {

@@ -70,6 +70,9 @@ func TestClusterWiring(t *testing.T) {
 		t.Error("DeliverAnswer of a request succeeded")
 	}
 	c.attached.EndSession(newID()) // unknown: nothing happens
+	if c.attached.CancelCall(newID(), "n:1", "stop") {
+		t.Error("CancelCall in an unknown session reported a call")
+	}
 	if id := NewServer(Options{}).elicitID(); strings.Count(id, ".") != 0 {
 		t.Errorf("elicitID alone = %q, want no replica", id)
 	}

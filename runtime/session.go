@@ -169,8 +169,19 @@ func (s *Session) addCall(c *call) bool { return s.calls.add(c) }
 
 func (s *Session) removeCall(c *call) { s.calls.remove(c) }
 
-// cancelCall handles notifications/cancelled for one of the client's requests.
-func (s *Session) cancelCall(key, reason string) bool { return s.calls.cancel(key, reason) }
+// cancelCall handles notifications/cancelled for one of the client's
+// requests. In a cluster, a call that does not run here may run on another
+// replica: the cancel is passed on, and reported as handled.
+func (s *Session) cancelCall(key, reason string) bool {
+	if s.calls.cancel(key, reason) {
+		return true
+	}
+	if s.srv.opts.Cluster == nil || s.id == "" {
+		return false
+	}
+	s.srv.cancelElsewhere(s.id, key, reason)
+	return true
+}
 
 // stopping returns a channel closed when the server starts shutting down.
 func (s *Session) stopping() <-chan struct{} { return s.srv.stopping }

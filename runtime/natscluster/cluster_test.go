@@ -226,6 +226,44 @@ func TestDeleteElsewhereWakesWaiter(t *testing.T) {
 	}
 }
 
+// A client's notifications/cancelled that lands on another replica than the
+// call it names reaches that call: its handler's context ends.
+func TestCancelElsewhereReachesTheCall(t *testing.T) {
+	top := newTopology(t, startNATS(t), 3)
+	a, b, c := top.replicas[0], top.replicas[1], top.replicas[2]
+	cl := newRawClient()
+	defer cl.close()
+	if err := cl.initialize(a.url); err != nil {
+		t.Fatal(err)
+	}
+	resp, _, _, err := cl.call(c.url, "x") // the call waits on c
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	cancel, err := cl.do(http.MethodPost, b.url, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"user hit stop"}}`, cl.n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel.Body.Close()
+	if cancel.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled on b: %s", cancel.Status)
+	}
+	if err := c.waitOutcome(t); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "user hit stop") {
+		t.Fatalf("the waiter on c got %v, want the client's cancel", err)
+	}
+	// A cancel for a request no replica runs changes nothing and still
+	// gets 202 (a notification has no answer).
+	stray, err := cl.do(http.MethodPost, a.url, []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":424242}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stray.Body.Close()
+	if stray.StatusCode != http.StatusAccepted {
+		t.Fatalf("stray cancel: %s", stray.Status)
+	}
+}
+
 // Any replica serves tools/list and ping of a session it never saw; a
 // forged or unknown session id is still 404.
 func TestSessionAdoptedAnywhere(t *testing.T) {

@@ -23,6 +23,10 @@
 //	           replica named in the request id, which replies "ok" or
 //	           "not-pending"
 //	ends       PREFIX.end carries the id of a session deleted anywhere
+//	cancels    PREFIX.cancel carries a client's notifications/cancelled that
+//	           landed on another replica than the call it names (headers:
+//	           session, request key, sender; the reason is the payload);
+//	           every replica but the sender cancels the call if it runs it
 //
 // Faults. When NATS is unreachable every cluster operation fails fast with
 // an error matching runtime.ErrClusterUnavailable (the server answers 503
@@ -58,6 +62,8 @@ const (
 // Header and reply values of the answer protocol.
 const (
 	headerSession   = "Elicit-Session"
+	headerRequest   = "Elicit-Request"
+	headerReplica   = "Elicit-Replica"
 	replyOK         = "ok"
 	replyNotPending = "not-pending"
 )
@@ -92,6 +98,7 @@ type Cluster struct {
 	kv         jetstream.KeyValue
 	answerSubj string
 	endSubj    string
+	cancelSubj string
 
 	peer atomic.Pointer[peerBox]
 
@@ -102,7 +109,10 @@ type Cluster struct {
 
 type peerBox struct{ p runtime.ClusterPeer }
 
-var _ runtime.Cluster = (*Cluster)(nil)
+var (
+	_ runtime.Cluster         = (*Cluster)(nil)
+	_ runtime.ClusterCanceler = (*Cluster)(nil)
+)
 
 // ErrInvalidOptions reports an unusable Options value.
 var ErrInvalidOptions = errors.New("natscluster: invalid options")
@@ -152,6 +162,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		kv:         kv,
 		answerSubj: opts.Prefix + ".answer." + opts.Replica,
 		endSubj:    opts.Prefix + ".end",
+		cancelSubj: opts.Prefix + ".cancel",
 	}
 	ans, err := c.nc.Subscribe(c.answerSubj, c.onAnswer)
 	if err != nil {
@@ -162,7 +173,13 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		_ = ans.Unsubscribe()
 		return nil, fmt.Errorf("natscluster: subscribing to %s: %w", c.endSubj, err)
 	}
-	c.subs = []*nats.Subscription{ans, end}
+	cnl, err := c.nc.Subscribe(c.cancelSubj, c.onCancel)
+	if err != nil {
+		_ = ans.Unsubscribe()
+		_ = end.Unsubscribe()
+		return nil, fmt.Errorf("natscluster: subscribing to %s: %w", c.cancelSubj, err)
+	}
+	c.subs = []*nats.Subscription{ans, end, cnl}
 	// Make sure the server has the subscriptions before anyone is told
 	// this replica exists.
 	if err := c.nc.FlushWithContext(ctx); err != nil {
@@ -293,6 +310,40 @@ func (c *Cluster) End(ctx context.Context, sessionID string) error {
 		return c.fault("broadcasting the end of session "+sessionID, err)
 	}
 	return nil
+}
+
+// Cancel implements runtime.ClusterCanceler.
+func (c *Cluster) Cancel(ctx context.Context, sessionID, requestKey, reason string) error {
+	if !validKey(sessionID) {
+		return fmt.Errorf("natscluster: cancel: invalid session id %q", sessionID)
+	}
+	if err := c.up(); err != nil {
+		return err
+	}
+	msg := nats.NewMsg(c.cancelSubj)
+	msg.Header.Set(headerSession, sessionID)
+	msg.Header.Set(headerRequest, requestKey)
+	msg.Header.Set(headerReplica, c.opts.Replica)
+	msg.Data = []byte(reason)
+	if err := c.nc.PublishMsg(msg); err != nil {
+		return c.fault("broadcasting a cancel in session "+sessionID, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	if err := c.nc.FlushWithContext(ctx); err != nil {
+		return c.fault("broadcasting a cancel in session "+sessionID, err)
+	}
+	return nil
+}
+
+// onCancel receives a cancel that landed on another replica.
+func (c *Cluster) onCancel(m *nats.Msg) {
+	if m.Header.Get(headerReplica) == c.opts.Replica {
+		return // the sender already looked here
+	}
+	if b := c.peer.Load(); b != nil {
+		b.p.CancelCall(m.Header.Get(headerSession), m.Header.Get(headerRequest), string(m.Data))
+	}
 }
 
 // onAnswer receives an answer another replica forwards here.
