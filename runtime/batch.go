@@ -61,8 +61,10 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 		case msg.Method == "initialize":
 			add(encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not be part of a batch")))
 		case msg.isResponse():
-			if !s.legacyReply(sess, &msg) {
-				add(encodeError(nil, rpcErrorf(CodeInvalidRequest, "no pending request with id %s in this session", msg.ID)))
+			// Routed like a single answer: in a cluster, to the replica
+			// whose handler waits for it.
+			if status, text := s.routeReply(r.Context(), sess, &msg, item); status != http.StatusAccepted {
+				add(encodeError(nil, rpcErrorf(CodeInvalidRequest, "%s", text)))
 			}
 		case msg.isNotification():
 			s.legacyNotification(sess, &msg)
