@@ -45,7 +45,9 @@ fuzz:
 # bench runs internal/bench: the elicitation round trip, decoding and code
 # generation side by side with go-sdk, mcp-go and a bare net/http floor (a few
 # minutes on 2 cores). It prints the markdown report and leaves it, with raw
-# benchstat-format output, in .tools/bench. BENCHFLAGS=-quick: a smoke run.
+# benchstat-format output, in .tools/bench, with roundtrip.svg (round trips/s
+# and p50 latency against concurrency). BENCHFLAGS=-quick: a smoke run;
+# BENCHFLAGS='-conc 1,4,16,64 -plot internal/bench/roundtrip.svg': the README's plot.
 bench:
 	$(GO) run ./internal/bench $(BENCHFLAGS)
 

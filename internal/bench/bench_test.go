@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +110,28 @@ func TestQuickReport(t *testing.T) {
 			t.Errorf("roundtrip.txt lacks the ours-modern line:\n%s", b)
 		}
 	}
+	// The plot is well-formed SVG with a line per flow in each panel.
+	svg, err := os.ReadFile(filepath.Join(out, "roundtrip.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		XMLName   xml.Name
+		Polylines []struct {
+			Points string `xml:"points,attr"`
+		} `xml:"polyline"`
+	}
+	if err := xml.Unmarshal(svg, &doc); err != nil || doc.XMLName.Local != "svg" {
+		t.Fatalf("roundtrip.svg: %v", err)
+	}
+	if len(doc.Polylines) != 2*len(flows) {
+		t.Errorf("roundtrip.svg has %d lines, want %d", len(doc.Polylines), 2*len(flows))
+	}
+	for _, pl := range doc.Polylines {
+		if n := len(strings.Fields(pl.Points)); n != 2 || strings.Contains(pl.Points, "NaN") || strings.Contains(pl.Points, "Inf") {
+			t.Errorf("polyline points %q, want 2 finite points (concurrency 1 and 64)", pl.Points)
+		}
+	}
 }
 
 // TestGenerateSmall times the generator on a tiny package.
@@ -140,13 +164,13 @@ func TestGenerateSmall(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
-	for _, bad := range [][]string{{"-rounds", "-1"}, {"-window", "1ms"}, {"-pending", "-1"}, {"extra"}, {"-flows", "nope"}} {
+	for _, bad := range [][]string{{"-rounds", "-1"}, {"-window", "1ms"}, {"-pending", "-1"}, {"extra"}, {"-flows", "nope"}, {"-conc", "64,1"}, {"-conc", "0"}, {"-conc", "1,x"}, {"-conc", "1,1"}} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", bad)
 		}
 	}
 	o, err := parseFlags([]string{"-quick"})
-	if err != nil || o.rounds != 1 || o.window != 100*time.Millisecond || o.pending != 1000 {
+	if err != nil || o.rounds != 1 || o.window != 100*time.Millisecond || o.pending != 1000 || !slices.Equal(o.concs, []int{1, 64}) {
 		t.Errorf("parseFlags(-quick) = %+v, %v", o, err)
 	}
 }

@@ -61,6 +61,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -86,6 +87,8 @@ type options struct {
 	skipGen    bool
 	skipDecode bool
 	flows      []flow
+	concs      []int
+	plot       string
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -101,6 +104,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.BoolVar(&o.skipGen, "skip-generate", false, "leave out the generator timing")
 	fs.BoolVar(&o.skipDecode, "skip-decode", false, "leave out the decode benchmarks")
 	only := fs.String("flows", "", "comma-separated flows to run (default: all)")
+	concList := fs.String("conc", "1,64", "comma-separated concurrencies of the round trips, ascending")
+	fs.StringVar(&o.plot, "plot", "", "also write the plot of round trips/s and p50 latency against concurrency (SVG) to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -114,6 +119,13 @@ func parseFlags(args []string) (*options, error) {
 			}
 			o.flows = append(o.flows, f)
 		}
+	}
+	for _, f := range strings.Split(*concList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 256 || (len(o.concs) > 0 && n <= o.concs[len(o.concs)-1]) {
+			return nil, fmt.Errorf("-conc: %q: want ascending whole numbers from 1 to 256", *concList)
+		}
+		o.concs = append(o.concs, n)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -163,6 +175,17 @@ func run(args []string, stdout io.Writer) int {
 	}
 	text := rep.markdown()
 	fmt.Fprint(stdout, text)
+	if len(rep.concs) > 1 {
+		for _, p := range []string{filepath.Join(o.out, "roundtrip.svg"), o.plot} {
+			if p == "" {
+				continue
+			}
+			if err := rep.plotSVG(p); err != nil {
+				log.Print(err)
+				return 1
+			}
+		}
+	}
 	for _, p := range []string{filepath.Join(o.out, "REPORT.md"), o.report} {
 		if p == "" {
 			continue
@@ -221,7 +244,7 @@ func measure(o *options) (*report, error) {
 	}
 
 	// Round trips.
-	concs := []int{1, 64}
+	concs := o.concs
 	pools := make([]*pool, len(children))
 	for i, c := range children {
 		p, err := newPool(c, concs[len(concs)-1])
@@ -255,7 +278,7 @@ func measure(o *options) (*report, error) {
 			}
 			cpuPath := filepath.Join(o.out, c.f.name+".cpu.pprof")
 			allocPath := filepath.Join(o.out, c.f.name+".allocs.pprof")
-			progress("profiling %s at concurrency 64 (%s)", c.f.name, strings.Join(missed, "; "))
+			progress("profiling %s at concurrency %d (%s)", c.f.name, concs[len(concs)-1], strings.Join(missed, "; "))
 			if err := profileFlow(pools[i], 5*time.Second, cpuPath, allocPath); err != nil {
 				return nil, err
 			}

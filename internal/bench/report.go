@@ -322,7 +322,7 @@ func (r *report) markdown() string {
 	}
 
 	for _, pr := range r.profiles {
-		p("\n## Profile: %s at concurrency 64\n\n`%s` and `%s` (the server process, 5 s under load; `go tool pprof -top`):\n\n```\n%s```\n", pr.flow, filepath.Base(pr.path), filepath.Base(pr.allocPath), pr.top)
+		p("\n## Profile: %s at concurrency %d\n\n`%s` and `%s` (the server process, 5 s under load; `go tool pprof -top`):\n\n```\n%s```\n", pr.flow, r.concs[len(r.concs)-1], filepath.Base(pr.path), filepath.Base(pr.allocPath), pr.top)
 	}
 	if notes != "" {
 		p("\n%s", notes)
