@@ -17,8 +17,10 @@
 //
 //	--url URL          the server endpoint, http:// or https://
 //	--stdio 'CMD ARGS' instead of --url: run the server as a child process
-//	                   (CMD ARGS split on white space, no shell, so no quoting
-//	                   inside) and speak the stdio transport, newline-delimited
+//	                   (CMD ARGS split into words as a shell would: quote a
+//	                   word with ' or ", or escape a character with \; no shell
+//	                   runs, nothing is expanded) and speak the stdio
+//	                   transport, newline-delimited
 //	                   JSON-RPC on its stdin and stdout. The server's stderr is
 //	                   passed through to mcptest's stderr, never read as
 //	                   protocol. At the end mcptest closes the server's stdin

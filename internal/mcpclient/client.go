@@ -23,6 +23,12 @@ type Options struct {
 	// program and its arguments, not run through a shell) and speaks the
 	// stdio transport: newline-delimited JSON-RPC on its stdin and stdout.
 	Command []string
+	// Env is the child's environment (Command only), as exec.Cmd.Env:
+	// nil inherits this process's.
+	Env []string
+	// Dir is the child's working directory (Command only); "" is this
+	// process's.
+	Dir string
 	// Stderr receives the child's standard error, whole lines at a time
 	// (Command only). When nil, the lines appear in the trace as
 	// "[-] ! LINE", or are dropped without a trace. Never read as protocol.
@@ -160,6 +166,8 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		}
 	case opts.URL == "":
 		return nil, errors.New("mcpclient: no URL or Command")
+	case opts.Env != nil || opts.Dir != "":
+		return nil, errors.New("mcpclient: Env and Dir need Command; URL speaks HTTP")
 	default:
 		var err error
 		if u, err = url.Parse(opts.URL); err != nil {

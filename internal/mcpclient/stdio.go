@@ -66,6 +66,7 @@ type stdioCall struct {
 
 func startStdio(c *Client, argv []string) (*stdioTransport, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = c.opts.Env, c.opts.Dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: %w", err)

@@ -48,6 +48,10 @@ func stdioHelper(mode string) int {
 	case "exit":
 		fmt.Fprintln(os.Stderr, "helper: refusing to serve")
 		return 3
+	case "env":
+		wd, _ := os.Getwd()
+		fmt.Fprintf(os.Stderr, "helper: MCPCLIENT_TEST=%s dir=%s\n", os.Getenv("MCPCLIENT_TEST"), wd)
+		return 3
 	case "raw", "ignore-eof":
 		return rawStdioServer(mode == "ignore-eof")
 	}
@@ -491,6 +495,21 @@ func TestStdioConnectErrors(t *testing.T) {
 			t.Errorf("stderr not in the trace:\n%s", trace.String())
 		}
 	})
+	t.Run("env and dir reach the child", func(t *testing.T) {
+		var trace syncBuffer
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := append(os.Environ(), "MCPCLIENT_TEST=from-options")
+		_, err = mcpclient.Connect(context.Background(), mcpclient.Options{Command: helperCommand("env"), Env: env, Dir: dir, Trace: &trace})
+		if !errors.Is(err, mcpclient.ErrStreamEnded) {
+			t.Errorf("got %v", err)
+		}
+		if want := "[-] ! helper: MCPCLIENT_TEST=from-options dir=" + dir + "\n"; !strings.Contains(trace.String(), want) {
+			t.Errorf("trace lacks %q:\n%s", want, trace.String())
+		}
+	})
 	t.Run("no such program", func(t *testing.T) {
 		_, err := mcpclient.Connect(context.Background(), mcpclient.Options{Command: []string{filepath.Join(t.TempDir(), "nothing-here")}})
 		if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "starting the server") {
@@ -507,6 +526,8 @@ func TestStdioConnectErrors(t *testing.T) {
 		{"empty name", mcpclient.Options{Command: []string{""}}, "empty command name"},
 		{"header", mcpclient.Options{Command: []string{"ze"}, Header: map[string][]string{"X": {"y"}}}, "Header needs URL"},
 		{"listen", mcpclient.Options{Command: []string{"ze"}, Listen: true}, "Listen needs URL"},
+		{"env with url", mcpclient.Options{URL: "http://x", Env: []string{"A=b"}}, "Env and Dir need Command"},
+		{"dir with url", mcpclient.Options{URL: "http://x", Dir: "/"}, "Env and Dir need Command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := mcpclient.Connect(context.Background(), tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {

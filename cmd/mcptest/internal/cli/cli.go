@@ -60,7 +60,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 type config struct {
 	url      string
-	command  []string // --stdio, split on white space
+	command  []string // --stdio, split as a shell would (quotes, backslashes; no expansion)
 	protocol string
 	elicit   *mcpclient.ElicitationCapability
 	timeout  time.Duration
@@ -93,7 +93,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (directives are read from stdin)", fs.Arg(0))
 	}
-	cfg.command = strings.Fields(stdio)
+	var err error
+	if cfg.command, err = splitCommand(stdio); err != nil {
+		return nil, fmt.Errorf("--stdio: %w", err)
+	}
 	switch {
 	case cfg.url != "" && stdio != "":
 		return nil, errors.New("--url and --stdio are mutually exclusive")
@@ -383,4 +386,61 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func (l *lockedWriter) printf(format string, args ...any) {
 	_, _ = fmt.Fprintf(l, format, args...) // like log: output errors are not reported
+}
+
+// splitCommand splits a --stdio command line into words the way a POSIX
+// shell does for a simple command, without running one: white space
+// separates words; '...' keeps everything literally; "..." keeps
+// everything but a backslash before ", \, $ or `; a backslash outside
+// quotes keeps the next character. Nothing is expanded ($VAR, ~, globs).
+func splitCommand(line string) ([]string, error) {
+	var (
+		words []string
+		word  strings.Builder
+		in    bool // a word has started (it may be empty: '')
+	)
+	for i := 0; i < len(line); i++ {
+		switch ch := line[i]; {
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if in {
+				words = append(words, word.String())
+				word.Reset()
+				in = false
+			}
+		case ch == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated ' in %q", line)
+			}
+			word.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			in = true
+		case ch == '"':
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
+					i++
+				}
+				word.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, fmt.Errorf("unterminated \" in %q", line)
+			}
+			in = true
+		case ch == '\\':
+			if i+1 >= len(line) {
+				return nil, fmt.Errorf("trailing backslash in %q", line)
+			}
+			i++
+			word.WriteByte(line[i])
+			in = true
+		default:
+			word.WriteByte(ch)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, word.String())
+	}
+	return words, nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -246,5 +247,34 @@ func TestHeaderFlag(t *testing.T) {
 	run(t, "@echo {\"text\":\"h\"}\n", "--url", srv.URL, "--header", "X-Test: yes").check(t, 0, "echo: h\n")
 	if origin.Load() != "yes" {
 		t.Errorf("header not sent: %v", origin.Load())
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"./ze -stdio", []string{"./ze", "-stdio"}},
+		{"  go   run ./examples/ze  -stdio ", []string{"go", "run", "./examples/ze", "-stdio"}},
+		{`'/opt/my tools/ze' -stdio`, []string{"/opt/my tools/ze", "-stdio"}},
+		{`ze -name "two words" -v`, []string{"ze", "-name", "two words", "-v"}},
+		{`ze -q "say \"hi\" \\ \$HOME \n"`, []string{"ze", "-q", `say "hi" \ $HOME \n`}},
+		{`ze a\ b c\\d`, []string{"ze", "a b", `c\d`}},
+		{`ze '' ""`, []string{"ze", "", ""}},
+		{`ze pre'fix'"ed"`, []string{"ze", "prefixed"}},
+		{"ze\t-stdio\n", []string{"ze", "-stdio"}},
+		{`ze '$HOME' "~"`, []string{"ze", "$HOME", "~"}},
+		{"", nil},
+	} {
+		got, err := splitCommand(tc.line)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("splitCommand(%q) = %q, %v; want %q", tc.line, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{`ze 'open`, `ze "open`, `ze "a\"`, `ze \`} {
+		if got, err := splitCommand(bad); err == nil {
+			t.Errorf("splitCommand(%q) = %q, want an error", bad, got)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -101,4 +102,24 @@ func TestStdioUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, o.code, o.stderr, tc.msg)
 		}
 	}
+}
+
+// TestStdioQuotedCommand: --stdio splits its command as a shell would, so a
+// program whose path holds a space can be quoted.
+func TestStdioQuotedCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my tools")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "server")
+	if err := os.Symlink(self, link); err != nil {
+		t.Fatal(err)
+	}
+	server := "'" + link + "' " + stdioHelperFlag + "quiet"
+	run(t, "@echo {\"text\":\"quoted\"}\n", "--stdio", server).check(t, 0, "echo: quoted\n")
+	run(t, "@echo {}\n", "--stdio", "'"+link).check(t, 2, "", "--stdio: unterminated '")
 }
