@@ -35,7 +35,7 @@
 //
 //	func execute(ctx context.Context, req *runtime.CallToolRequest, in Args) (*runtime.CallToolResult, error) {
 //		if in.Command == "" {
-//			if !req.Session.ClientSupportsElicit() {
+//			if err := runtime.CanElicit[CommandForm](req.Session); err != nil {
 //				return runtime.ErrorResult("missing required argument: command"), nil
 //			}
 //			form, err := runtime.Elicit[CommandForm](ctx, req.Session, "Which ze command should run?")
@@ -50,10 +50,14 @@
 //		...
 //	}
 //
+// CanElicit[T] tells whether the client can be asked T at all (its
+// capability and protocol version). Elicit finds the call to ask in through
+// ctx: pass the handler's (ErrNoCall otherwise, on every protocol).
+//
 // Session.Elicit takes a hand-built schema (map[string]any) instead and
-// returns the content as a map; the schema is checked against the
-// elicitation subset of the session's protocol version before anything is
-// sent, and the answer is validated against it.
+// returns the content as a map (numbers as json.Number); the schema is
+// checked against the elicitation subset of the session's protocol version
+// before anything is sent, and the answer is validated against it.
 //
 // # Outcomes
 //

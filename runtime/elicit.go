@@ -82,8 +82,9 @@ func unsupportedf(format string, args ...any) error {
 // (ErrElicitSchemaInvalid); a form the session's protocol version cannot
 // express is downgraded where an equivalent exists, otherwise
 // ErrElicitUnsupported names the feature. Accepted content is validated
-// against the schema (*ContentError names each failing property). ctx must be
-// (derived from) the context the tool handler was given.
+// against the schema (*ContentError names each failing property); in the
+// map it returns, numbers are json.Number (as the client wrote them). ctx
+// must be (derived from) the context the tool handler was given.
 //
 // Prefer Elicit[T] with a generated form: its schema is checked at build time
 // and the answer arrives as a typed value.
@@ -169,14 +170,39 @@ func Elicit[T any, P interface {
 	return DecodeAnswer[T, P](res)
 }
 
+// CanElicit reports whether the form T can be asked of this session's
+// client: nil, or why not, an error matching ErrElicitUnsupported (the
+// client did not declare form elicitation, or its protocol cannot express
+// T: a multi-select needs 2025-11-25, say). Check it before Elicit[T] where
+// a handler has another way on, such as a tool error asking for the
+// missing argument:
+//
+//	if err := runtime.CanElicit[DeployForm](req.Session); err != nil {
+//		return runtime.ErrorResult("missing arguments: %v", err), nil
+//	}
+func CanElicit[T any, P interface {
+	*T
+	formimpl.Form
+}](s *Session) error {
+	if err := s.checkForm(); err != nil {
+		return err
+	}
+	var v T
+	_, err := FormSchema(P(&v).ElicitForm(), s.protocol)
+	return err
+}
+
 // ElicitOption adjusts one Elicit[T] call.
 type ElicitOption func(*elicitOptions)
 
 type elicitOptions struct{ key string }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
-// input_required round trip (default: the form's key, e.g. "peer_form").
-// Give each Elicit of one handler its own key when one form is asked twice.
+// input_required round trip (default: the form's key, e.g. "peer_form";
+// a form asked again in the same run is numbered: "peer_form_2", ...).
+// The key is how a rerun finds its answer, so the default is right as long
+// as the handler asks in the same order on every run; give a key where the
+// order can change between runs (asks that depend on earlier answers).
 func WithKey(key string) ElicitOption { return func(o *elicitOptions) { o.key = key } }
 
 // askForm sends a form elicitation and returns the client's raw result.
@@ -336,15 +362,15 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 // client's answer: on a legacy session as a request on the call's SSE stream,
 // on a 2026-07-28 request through the input_required round trip.
 func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
+	c, ok := s.callFrom(ctx)
+	if !ok {
+		return nil, ErrNoCall
+	}
 	if s.modern != nil {
 		if ans, ok := s.modern.Ask(key, params); ok {
 			return ans, nil
 		}
 		return nil, ErrInputRequired
-	}
-	c, ok := s.callFrom(ctx)
-	if !ok {
-		return nil, ErrNoCall
 	}
 	if !c.sink.canSend() {
 		return nil, unsupportedf("%v", errCannotStream)

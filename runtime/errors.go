@@ -39,8 +39,9 @@ var (
 	// form's validate tags; the error is a *ContentError naming each property.
 	ErrElicitInvalidContent = formimpl.ErrInvalidContent
 	// ErrNoCall: Elicit was called with a context that does not belong to a
-	// tool call of this session, so there is no stream to ask on.
-	ErrNoCall = errors.New("elicit: context does not belong to a tool call of this session")
+	// tool call of this session, so there is no call to ask in. It is the
+	// same on every protocol, so a handler tested on one fails on none.
+	ErrNoCall = errors.New("elicit: context does not belong to a tool call of this session: pass the ctx the handler was given, or one derived from it")
 	// ErrSessionClosed: the session ended (DELETE, idle expiry, server
 	// shutdown) while the call was running.
 	ErrSessionClosed = errors.New("elicit: session closed")

@@ -86,8 +86,10 @@ func dispatch(command string) *runtime.CallToolResult {
 // then for a confirmation: a two-step elicitation (on 2026-07-28 clients two
 // input_required round trips, the first answer kept in requestState).
 func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-	if !req.Session.ClientSupportsElicit() {
-		return runtime.ErrorResult("ze_add_peer needs a client that supports elicitation"), nil
+	// PeerForm has a multi-select: it needs form elicitation on 2025-11-25
+	// or later, which CanElicit checks (ClientSupportsElicit would not).
+	if err := runtime.CanElicit[PeerForm](req.Session); err != nil {
+		return runtime.ErrorResult("ze_add_peer needs a client that supports elicitation: %v", err), nil
 	}
 	p, err := runtime.Elicit[PeerForm](ctx, req.Session, "Describe the new BGP peer")
 	if err != nil {

@@ -87,7 +87,7 @@ var cases = map[string]want{
 		contains: []string{`"address" is required`, `"asn" must be an integer`, `"family" must be one of`},
 		asked:    []string{askPeer},
 	},
-	"add-peer-no-capability":   {protocol: "2025-11-25", isError: true, text: "ze_add_peer needs a client that supports elicitation"},
+	"add-peer-no-capability":   {protocol: "2025-11-25", isError: true, text: "ze_add_peer needs a client that supports elicitation: elicit: not supported by this client: the client did not declare form elicitation"},
 	"legacy-2025-06-18-accept": {protocol: "2025-06-18", text: peerList, asked: []string{askCommand}, required: []string{"command"}},
 	// 2025-06-18 has no multi-select, so the server refuses before asking.
 	"legacy-2025-06-18-add-peer": {protocol: "2025-06-18", isError: true, contains: []string{"multi-select", `"extra"`, "2025-11-25"}},
