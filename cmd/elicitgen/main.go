@@ -1,10 +1,15 @@
 // Elicitgen generates the schema, decoder and validator of MCP elicitation
 // forms from plain Go structs.
 //
+// Add it to your module as a tool, so that its dependencies are in your
+// go.sum:
+//
+//	go get -tool github.com/go-elicit/elicit/cmd/elicitgen
+//
 // Mark a struct type with the //elicit:form directive and add this line to
 // any file of its package:
 //
-//	//go:generate go run github.com/go-elicit/elicit/cmd/elicitgen
+//	//go:generate go tool elicitgen
 //
 //	// PeerForm asks for a new BGP peer.
 //	//elicit:form
