@@ -96,7 +96,9 @@
 // check several outcomes — but a transport failure (the server unreachable,
 // or a stdio server that exited) or the timeout does. At the end the
 // session is deleted (HTTP DELETE), or the stdio server's stdin is closed
-// and the server waited for.
+// and the server waited for. A stdio server that wrote anything but
+// JSON-RPC on its stdout (a stray log line) fails the run with exit status
+// 1 even though mcptest skipped the line: real clients do not.
 package main
 
 import (

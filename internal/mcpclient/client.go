@@ -141,6 +141,34 @@ type Client struct {
 
 	stopListen context.CancelFunc // nil unless listening
 	listenDone chan struct{}
+
+	violMu    sync.Mutex
+	violN     int
+	violFirst string
+}
+
+// violation records a message of the server that breaks the protocol and
+// was skipped; the trace note says what it was.
+func (c *Client) violation(format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	c.trace.notef(0, "%s", text)
+	c.violMu.Lock()
+	if c.violN == 0 {
+		c.violFirst = text
+	}
+	c.violN++
+	c.violMu.Unlock()
+}
+
+// ProtocolViolations reports how many messages the server sent that break
+// the protocol and were skipped — over stdio, lines on its stdout that are
+// not JSON-RPC and responses to no pending request — with the first one
+// described. The client goes on past them; a strict caller (a test) fails
+// on any.
+func (c *Client) ProtocolViolations() (n int, first string) {
+	c.violMu.Lock()
+	defer c.violMu.Unlock()
+	return c.violN, c.violFirst
 }
 
 // Connect validates opts and opens a connection — it starts the server

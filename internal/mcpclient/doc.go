@@ -70,8 +70,9 @@
 // broke the protocol, before the response — the error says which, with the
 // exit status), [ErrTooManyRounds]. A tool result with isError set is a
 // result, not an error. Over stdio a line that is not JSON-RPC, or a
-// response to no pending request, is skipped with a trace note; a line
-// longer than MaxMessageBytes ends the connection.
+// response to no pending request, is skipped with a trace note and counted
+// ([Client.ProtocolViolations]); a line longer than MaxMessageBytes ends the
+// connection.
 //
 // Trace. With [Options.Trace] set, every HTTP exchange is written as
 // numbered lines:

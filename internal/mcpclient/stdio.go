@@ -173,7 +173,7 @@ func (t *stdioTransport) handleLine(line []byte) {
 	msgs, err := decodeMessages(data)
 	if err != nil {
 		t.c.trace.line(0, "<", data)
-		t.c.trace.notef(0, "ignoring a line that is not JSON-RPC: %v", err)
+		t.c.violation("ignoring a line that is not JSON-RPC: %v", err)
 		return
 	}
 	traced := false
@@ -209,7 +209,7 @@ func (t *stdioTransport) handleLine(line []byte) {
 			t.mu.Unlock()
 			if !ok {
 				trace(0)
-				t.c.trace.notef(0, "ignoring a response to no pending request %s", key)
+				t.c.violation("ignoring a response to no pending request %s", key)
 				continue
 			}
 			trace(call.n)

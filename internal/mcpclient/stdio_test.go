@@ -365,6 +365,9 @@ func TestStdioMisbehavingServer(t *testing.T) {
 				t.Errorf("trace lacks %q:\n%s", w, trace.String())
 			}
 		}
+		if n, first := c.ProtocolViolations(); n != 2 || !strings.Contains(first, "not JSON-RPC") {
+			t.Errorf("ProtocolViolations = %d, %q; want 2, the junk line first", n, first)
+		}
 	})
 	t.Run("line too long", func(t *testing.T) {
 		c := connectStdio(t, raw, mcpclient.Options{MaxMessageBytes: 1024})

@@ -247,6 +247,12 @@ func (r *runner) run(directives []script.Directive) (status int) {
 			r.errorf("close: %v", err)
 			status = ExitFailure
 		}
+		// A test client is strict: what a real client may trip over fails
+		// the run even when mcptest itself could skip it.
+		if n, first := client.ProtocolViolations(); n > 0 {
+			r.errorf("the server broke the protocol %d time%s (first: %s); over stdio, stdout must carry only MCP messages: log to stderr", n, plural(n, "", "s"), first)
+			status = ExitFailure
+		}
 	}()
 	for _, d := range directives {
 		switch d.Kind {

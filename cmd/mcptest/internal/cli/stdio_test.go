@@ -23,6 +23,8 @@ func stdioHelper(mode string) int {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "helper: cannot start")
 		return 3
+	case "stdout":
+		fmt.Println("debug: starting") // the mistake: a log line on the protocol stream
 	}
 	if err := sdkfixture.NewServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
@@ -122,4 +124,11 @@ func TestStdioQuotedCommand(t *testing.T) {
 	server := "'" + link + "' " + stdioHelperFlag + "quiet"
 	run(t, "@echo {\"text\":\"quoted\"}\n", "--stdio", server).check(t, 0, "echo: quoted\n")
 	run(t, "@echo {}\n", "--stdio", "'"+link).check(t, 2, "", "--stdio: unterminated '")
+}
+
+// TestStdioServerWritingJunk: a server that prints anything but JSON-RPC on
+// stdout fails the run, though mcptest skipped the line and went on.
+func TestStdioServerWritingJunk(t *testing.T) {
+	run(t, "@echo {\"text\":\"x\"}\n", "--stdio", stdioServer("stdout")).check(t, 1, "echo: x\n",
+		"the server broke the protocol 1 time (first: ignoring a line that is not JSON-RPC", "log to stderr")
 }
