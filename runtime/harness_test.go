@@ -17,7 +17,16 @@ import (
 	"go.uber.org/goleak"
 )
 
+// stdoutHelperEnv makes the test binary the child process of
+// TestServeStdioProcessKeepsStdout (Unix only: stdoutHelper is nil elsewhere).
+const stdoutHelperEnv = "ELICIT_TEST_STDOUT_HELPER"
+
+var stdoutHelper func() int
+
 func TestMain(m *testing.M) {
+	if os.Getenv(stdoutHelperEnv) != "" && stdoutHelper != nil {
+		os.Exit(stdoutHelper())
+	}
 	code := m.Run()
 	// The tests' clients share http.DefaultTransport; its idle keep-alive
 	// connections are the client's, not goroutines the server leaked.

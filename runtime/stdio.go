@@ -54,9 +54,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 }
 
 // ServeStdioProcess is ServeStdio on os.Stdin and os.Stdout, until stdin
-// closes or ctx ends.
+// closes or ctx ends. On Unix it keeps stdout for the protocol alone while
+// it serves: whatever else the process writes to stdout (fmt.Println, a
+// logger made on os.Stdout, a C library) goes to stderr instead of
+// corrupting the MCP stream.
 func (s *Server) ServeStdioProcess(ctx context.Context) error {
-	return s.ServeStdio(ctx, os.Stdin, os.Stdout)
+	out, restore := takeStdout()
+	defer restore()
+	return s.ServeStdio(ctx, os.Stdin, out)
 }
 
 var errStdioClosed = &sessionClosedError{reason: "the client closed the stdio connection"}
