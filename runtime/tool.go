@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/invopop/jsonschema"
 )
 
 // Tool describes a tool as tools/list shows it.
@@ -108,26 +106,21 @@ func ErrorResult(format string, args ...any) *CallToolResult {
 // which fails the request with that JSON-RPC error.
 type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
 
-// AddTool registers a tool with a typed argument struct. In's JSON Schema is
-// reflected once, here, with invopop/jsonschema (unless t.InputSchema is set),
-// and each call's arguments are decoded into a fresh In; arguments that do not
-// decode give an isError result naming the problem.
+// AddTool registers a tool with a typed argument struct, decoded from each
+// call's arguments as strictly as its inputSchema says: arguments that do
+// not match give an isError result naming every failing property (see
+// argsDecoder). The schema is t.InputSchema when set; otherwise, when *In is
+// a generated form (an //elicit:form struct, or one named with elicitgen
+// -type), the form's schema and its generated decoder, with its enums,
+// bounds and validate tags; otherwise In's JSON Schema, reflected once here
+// with invopop/jsonschema (required properties, no unknown ones, In's field
+// types and validate tags).
 func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, error)) {
-	if len(t.InputSchema) == 0 {
-		r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
-		var in In
-		sch := r.Reflect(&in)
-		sch.Version = ""
-		raw, err := json.Marshal(sch)
-		if err != nil {
-			panic(fmt.Sprintf("elicit: AddTool %q: reflecting input schema: %v", t.Name, err))
-		}
-		t.InputSchema = raw
-	}
+	decode := newArgsDecoder[In](&t)
 	s.AddTool(t, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
-		if err := json.Unmarshal(req.Arguments, &in); err != nil {
-			return ErrorResult("invalid arguments for tool %q: %v", req.Name, err), nil
+		if err := decode(req.Arguments, &in); err != nil {
+			return argsErrorResult(req.Name, err), nil
 		}
 		return h(ctx, req, in)
 	})

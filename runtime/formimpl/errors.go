@@ -24,9 +24,12 @@ type ContentError struct {
 	Problems []Problem
 }
 
-func (e *ContentError) Error() string {
+func (e *ContentError) Error() string { return "elicit: invalid content: " + e.Detail() }
+
+// Detail is every problem, by property, without Error's prefix:
+// `"address" must be an IP address; "asn" must be at least 1`.
+func (e *ContentError) Detail() string {
 	var b strings.Builder
-	b.WriteString("elicit: invalid content: ")
 	for i, p := range e.Problems {
 		if i > 0 {
 			b.WriteString("; ")
