@@ -62,8 +62,9 @@
 //	elicit-decline                 queue a decline
 //	elicit-cancel                  queue a cancel
 //	elicit-reply ACTION {"k":1}    queue a reply with any action word and
-//	                               content, verbatim (to test how a server
-//	                               treats malformed answers)
+//	                               any JSON content (an object, [], "x",
+//	                               null...), verbatim, to test how a server
+//	                               treats malformed answers
 //	@TOOL {"arg":1}                call TOOL with these arguments
 //	@TOOL                          call TOOL with {}
 //	wait 500ms                     pause (Go duration syntax)

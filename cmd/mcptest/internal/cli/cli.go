@@ -91,6 +91,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
+		if isModeList(fs.Arg(0)) {
+			// "--elicit form": a boolean-style flag takes its value only after "=".
+			return nil, fmt.Errorf("unexpected argument %q: to declare those modes write --elicit=%s", fs.Arg(0), fs.Arg(0))
+		}
 		return nil, fmt.Errorf("unexpected argument %q (directives are read from stdin)", fs.Arg(0))
 	}
 	var err error
@@ -449,4 +453,15 @@ func splitCommand(line string) ([]string, error) {
 		words = append(words, word.String())
 	}
 	return words, nil
+}
+
+// isModeList reports whether s is a list of elicitation modes, as --elicit=
+// takes: "form", "url", "form,url".
+func isModeList(s string) bool {
+	for m := range strings.SplitSeq(s, ",") {
+		if m != "form" && m != "url" {
+			return false
+		}
+	}
+	return true
 }

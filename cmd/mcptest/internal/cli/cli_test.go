@@ -215,6 +215,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--url", "http://x", "--elicit=url"}, "--elicit=url needs protocol 2025-11-25"},
 		{[]string{"--url", "http://x", "--elicit", "--protocol", "2025-03-26"}, "--elicit needs protocol 2025-06-18"},
 		{[]string{"--url", "http://x", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--url", "http://x", "--elicit", "form,url"}, "to declare those modes write --elicit=form,url"},
+		{[]string{"--stdio", "'unterminated"}, "--stdio: unterminated '"},
 		{[]string{"--url", "http://x", "--timeout", "-1s"}, "negative duration"},
 		{[]string{"--url", "http://x", "--header", "nocolon"}, "want 'Name: value'"},
 		{[]string{"--nope"}, "flag provided but not defined"},

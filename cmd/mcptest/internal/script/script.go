@@ -214,11 +214,11 @@ func parseLine(text string) (Directive, string) {
 		if i := strings.IndexFunc(action, func(r rune) bool { return !unicode.IsPrint(r) || r == '"' || r == '\\' }); i >= 0 {
 			return Directive{}, fmt.Sprintf("elicit-reply: action %q has a character that cannot be sent as is", action)
 		}
-		obj, msg := object(content, keyReply+" content")
+		raw, msg := jsonValue(content, keyReply+" content", false)
 		if msg != "" {
 			return Directive{}, msg
 		}
-		return Directive{Kind: ElicitReply, Action: action, JSON: obj}, ""
+		return Directive{Kind: ElicitReply, Action: action, JSON: raw}, ""
 	case keyWait:
 		if rest == "" {
 			return Directive{}, "wait needs a duration, e.g. wait 500ms"
@@ -236,7 +236,11 @@ func parseLine(text string) (Directive, string) {
 }
 
 // object checks that s is empty or one JSON object and compacts it.
-func object(s, what string) (json.RawMessage, string) {
+func object(s, what string) (json.RawMessage, string) { return jsonValue(s, what, true) }
+
+// jsonValue checks that s is empty or one JSON value (an object when
+// wantObject) and compacts it.
+func jsonValue(s, what string, wantObject bool) (json.RawMessage, string) {
 	if s == "" {
 		return nil, ""
 	}
@@ -249,7 +253,7 @@ func object(s, what string) (json.RawMessage, string) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Sprintf("%s: unexpected text after the JSON value", what)
 	}
-	if _, ok := v.(map[string]any); !ok {
+	if _, ok := v.(map[string]any); wantObject && !ok {
 		return nil, fmt.Sprintf("%s: want a JSON object, got %s", what, s)
 	}
 	var b bytes.Buffer

@@ -23,6 +23,9 @@ elicit-accept
 @tab	{"x":1}
 elicit-reply maybe {"k": 2}
 elicit-reply accept
+elicit-reply accept [ ]
+elicit-reply accept "x"
+elicit-reply accept null
 `
 	ds, err := Parse("stdin", strings.NewReader(src))
 	if err != nil {
@@ -40,6 +43,9 @@ elicit-reply accept
 		{Line: 11, Kind: Call, Tool: "tab", JSON: []byte(`{"x":1}`)},
 		{Line: 12, Kind: ElicitReply, Action: "maybe", JSON: []byte(`{"k":2}`)},
 		{Line: 13, Kind: ElicitReply, Action: "accept"},
+		{Line: 14, Kind: ElicitReply, Action: "accept", JSON: []byte(`[]`)},
+		{Line: 15, Kind: ElicitReply, Action: "accept", JSON: []byte(`"x"`)},
+		{Line: 16, Kind: ElicitReply, Action: "accept", JSON: []byte(`null`)},
 	}
 	if len(ds) != len(want) {
 		t.Fatalf("got %d directives, want %d: %+v", len(ds), len(want), ds)
