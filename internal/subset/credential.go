@@ -41,6 +41,8 @@ var compounds = []struct{ text, what string }{
 	{"seedphrase", "a wallet seed phrase"},
 	{"recoveryphrase", "a wallet seed phrase"},
 	{"onetimecode", "a one-time code"},
+	{"sessioncookie", "a session cookie"},
+	{"authcookie", "a session cookie"},
 }
 
 // words are secrets recognised only as whole words, because as substrings

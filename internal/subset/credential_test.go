@@ -71,6 +71,8 @@ func TestCredential(t *testing.T) {
 		"seed phrase":                "a wallet seed phrase",
 		"mnemonic":                   "a wallet seed phrase",
 		"What is your bearer token?": "a token",
+		"session_cookie":             "a session cookie",
+		"Auth cookie":                "a session cookie",
 	}
 	for name, want := range secrets {
 		what, ok := Credential(name)
