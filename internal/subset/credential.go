@@ -78,7 +78,8 @@ var notASecretAfter = map[string]bool{
 // Credential reports whether a property name or title looks like a request
 // for a secret that form mode must not ask for (passwords, API keys, tokens,
 // private keys, credentials, payment card numbers and codes, bank account
-// numbers, PINs, social security numbers, one-time codes, seed phrases). It
+// numbers, PINs, social security numbers, one-time codes, seed phrases,
+// session cookies). It
 // returns what it looks like ("a password") and true.
 //
 // The name is split into words at separators, punctuation and camelCase
