@@ -68,6 +68,9 @@
 //	@TOOL {"arg":1}                call TOOL with these arguments
 //	@TOOL                          call TOOL with {}
 //	wait 500ms                     pause (Go duration syntax)
+//	tools                          print tools/list: one line per tool, its
+//	                               name, description and inputSchema,
+//	                               separated by tabs
 //
 // For example, the seed's scenario:
 //

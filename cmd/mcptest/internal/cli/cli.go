@@ -3,7 +3,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -269,6 +271,15 @@ func (r *runner) run(directives []script.Directive) (status int) {
 				r.errorf("%s:%d: %v", scriptName, d.Line, err)
 				return ExitFailure
 			}
+		case script.ListTools:
+			tools, err := client.ListTools(ctx)
+			if err != nil {
+				r.errorf("%s:%d: tools: %v", scriptName, d.Line, cause(ctx, err))
+				return ExitFailure
+			}
+			for _, t := range tools {
+				r.stdout.printf("%s\t%s\t%s\n", t.Name, oneLine(t.Description), compactJSON(t.InputSchema))
+			}
 		case script.Call:
 			ok, fatal := r.call(ctx, client, d)
 			if !ok {
@@ -464,4 +475,16 @@ func isModeList(s string) bool {
 		}
 	}
 	return true
+}
+
+// oneLine folds white space runs (newlines included) into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// compactJSON prints raw without insignificant space ({} when empty).
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if len(raw) == 0 || json.Compact(&b, raw) != nil {
+		return "{}"
+	}
+	return b.String()
 }

@@ -280,3 +280,26 @@ func TestSplitCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsDirective: "tools" prints tools/list, a tool per line.
+func TestToolsDirective(t *testing.T) {
+	url := sdkfixture.Serve(t, sdkfixture.Options{}).URL
+	o := run(t, "tools\n", "--url", url)
+	if o.code != 0 || o.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", o.code, o.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n")
+	found := false
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 3 || !strings.HasPrefix(f[2], "{") {
+			t.Errorf("line %q: want name, description and schema separated by tabs", l)
+		}
+		if f[0] == "echo" && f[1] == "echo text" && strings.Contains(f[2], `"text"`) {
+			found = true
+		}
+	}
+	if !found || len(lines) < 5 {
+		t.Errorf("tools output:\n%s", o.stdout)
+	}
+}

@@ -39,6 +39,7 @@ const (
 	Call
 	Wait
 	ElicitReply
+	ListTools
 )
 
 // Directive keywords.
@@ -48,6 +49,7 @@ const (
 	keyCancel  = "elicit-cancel"
 	keyReply   = "elicit-reply"
 	keyWait    = "wait"
+	keyTools   = "tools"
 	callPrefix = "@"
 )
 
@@ -85,6 +87,8 @@ func (d Directive) String() string {
 		return keyWait + " " + d.Wait.String()
 	case ElicitReply:
 		s = keyReply + " " + d.Action
+	case ListTools:
+		return keyTools
 	default:
 		return fmt.Sprintf("# unknown directive kind %d", d.Kind)
 	}
@@ -219,6 +223,11 @@ func parseLine(text string) (Directive, string) {
 			return Directive{}, msg
 		}
 		return Directive{Kind: ElicitReply, Action: action, JSON: raw}, ""
+	case keyTools:
+		if rest != "" {
+			return Directive{}, fmt.Sprintf("tools takes no argument, got %q", rest)
+		}
+		return Directive{Kind: ListTools}, ""
 	case keyWait:
 		if rest == "" {
 			return Directive{}, "wait needs a duration, e.g. wait 500ms"

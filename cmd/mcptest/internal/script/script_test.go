@@ -26,6 +26,7 @@ elicit-reply accept
 elicit-reply accept [ ]
 elicit-reply accept "x"
 elicit-reply accept null
+tools
 `
 	ds, err := Parse("stdin", strings.NewReader(src))
 	if err != nil {
@@ -46,6 +47,7 @@ elicit-reply accept null
 		{Line: 14, Kind: ElicitReply, Action: "accept", JSON: []byte(`[]`)},
 		{Line: 15, Kind: ElicitReply, Action: "accept", JSON: []byte(`"x"`)},
 		{Line: 16, Kind: ElicitReply, Action: "accept", JSON: []byte(`null`)},
+		{Line: 17, Kind: ListTools},
 	}
 	if len(ds) != len(want) {
 		t.Fatalf("got %d directives, want %d: %+v", len(ds), len(want), ds)
@@ -77,6 +79,7 @@ wait -1s
 @x {} {}
 elicit-accept "s"
 @x {"a":1} trailing
+tools all
 `
 	_, err := Parse("stdin", strings.NewReader(src))
 	var list ErrorList
@@ -95,6 +98,7 @@ elicit-accept "s"
 		`stdin:10: @x arguments: unexpected text after the JSON value`,
 		`stdin:11: elicit-accept content: want a JSON object, got "s"`,
 		`stdin:12: @x arguments: unexpected text after the JSON value`,
+		`stdin:13: tools takes no argument, got "all"`,
 	}
 	if len(list) != len(want) {
 		t.Fatalf("got %d errors:\n%v", len(list), err)
@@ -123,12 +127,12 @@ func TestParseReadError(t *testing.T) {
 }
 
 func TestFormatRoundTrip(t *testing.T) {
-	src := "elicit-accept {\"a\": 1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\n"
+	src := "elicit-accept {\"a\": 1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\n"
 	ds, err := Parse("stdin", strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "elicit-accept {\"a\":1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\n"
+	want := "elicit-accept {\"a\":1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\n"
 	if got := Format(ds); got != want {
 		t.Errorf("Format:\n%s\nwant:\n%s", got, want)
 	}
