@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
 // The round-trip benchmark and its floor: one elicitation of a two-field
@@ -208,5 +211,440 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 		if err := c.roundTrip(call, hs.URL); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The 2026-07-28 round trip: a tools/call answered input_required, then the
+// retry with inputResponses and the echoed requestState, answered complete.
+// The tool asks benchAskForm through Elicit[T], as generated code does.
+
+// benchAskForm is the two-field form of the modern benchmarks, written the
+// way elicitgen writes it (a runtime test cannot import generated code
+// that imports the runtime).
+type benchAskForm struct {
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+}
+
+const benchAskSchema = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
+
+var benchAskDescriptor = &formimpl.Descriptor{
+	Name: "benchAskForm",
+	Key:  "ask_form",
+	Variants: []formimpl.Variant{
+		{Version: Version20250618, Schema: []byte(benchAskSchema)},
+		{Version: Version20251125, Schema: []byte(benchAskSchema)},
+		{Version: Version20260728, Schema: []byte(benchAskSchema)},
+	},
+}
+
+func (*benchAskForm) ElicitForm() *formimpl.Descriptor { return benchAskDescriptor }
+
+func (f *benchAskForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "name":
+			if d.Field(0, "name") {
+				if v, ok := d.String("name"); ok {
+					f.Name = v
+				}
+			}
+		case "count":
+			if d.Field(1, "count") {
+				if v, ok := d.Int("count", -1<<63, 1<<63-1); ok {
+					f.Count = v
+				}
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	if !d.Seen(0) {
+		d.Problem("name", "is required")
+	}
+	if !d.Seen(1) {
+		d.Problem("count", "is required")
+	}
+	return d.Err()
+}
+
+// newBenchModernServer serves the tool "ask" that elicits benchAskForm.
+func newBenchModernServer() *Server {
+	srv := NewServer(Options{Name: "bench", Version: "1", ElicitTimeout: -1})
+	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		form, err := Elicit[benchAskForm](ctx, req.Session, "Name and count?")
+		if err != nil {
+			return nil, err // ErrInputRequired on the first run
+		}
+		return TextResult(form.Name + " " + strconv.FormatInt(form.Count, 10)), nil
+	})
+	return srv
+}
+
+// The bodies a 2026-07-28 client sends, as the end-to-end harness sends them.
+const (
+	benchModernMeta  = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
+	benchModernFirst = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{},` + benchModernMeta + `}}`
+	benchRetryHead   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{},"inputResponses":{"ask_form":` + benchAnswer + `},"requestState":`
+	benchRetryTail   = `,` + benchModernMeta + `}}`
+)
+
+var (
+	requestStateField = []byte(`"requestState":"`)
+	inputRequiredType = []byte(`"resultType":"input_required"`)
+	completeType      = []byte(`"resultType":"complete"`)
+)
+
+// appendRetry appends to dst the retry of the first response first: the
+// answer and first's requestState, found by a byte scan (states are
+// base64url, nothing in them needs escaping).
+func appendRetry(dst, first []byte) ([]byte, bool) {
+	i := bytes.Index(first, requestStateField)
+	if i < 0 || !bytes.Contains(first, inputRequiredType) {
+		return dst, false
+	}
+	rest := first[i+len(requestStateField)-1:]
+	j := bytes.IndexByte(rest[1:], '"')
+	if j < 0 {
+		return dst, false
+	}
+	dst = append(dst, benchRetryHead...)
+	dst = append(dst, rest[:j+2]...)
+	return append(dst, benchRetryTail...), true
+}
+
+// modernPost posts one 2026-07-28 tools/call of "ask" and returns the body.
+func (c *benchClient) modernPost(body []byte, buf *bytes.Buffer) error {
+	req, err := http.NewRequest(http.MethodPost, c.callURL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", acceptBoth)
+	req.Header.Set(HeaderProtocolVersion, Version20260728)
+	req.Header.Set(HeaderMethod, "tools/call")
+	req.Header.Set(HeaderName, "ask")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d: %s", resp.StatusCode, buf.Bytes())
+	}
+	return nil
+}
+
+// modernRoundTrip: the first call, then the retry with the answer.
+func (c *benchClient) modernRoundTrip(retry []byte, buf *bytes.Buffer) ([]byte, error) {
+	if err := c.modernPost([]byte(benchModernFirst), buf); err != nil {
+		return retry, err
+	}
+	retry, ok := appendRetry(retry[:0], buf.Bytes())
+	if !ok {
+		return retry, fmt.Errorf("want input_required with a requestState: %s", buf.Bytes())
+	}
+	if err := c.modernPost(retry, buf); err != nil {
+		return retry, err
+	}
+	if !bytes.Contains(buf.Bytes(), completeType) || !bytes.Contains(buf.Bytes(), []byte(`ada 3`)) {
+		return retry, fmt.Errorf("want the complete result: %s", buf.Bytes())
+	}
+	return retry, nil
+}
+
+func benchModernHTTP(b *testing.B, h http.Handler) {
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	c := &benchClient{hc: newBenchHTTPClient(), callURL: hs.URL}
+	var buf bytes.Buffer
+	var retry []byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var err error
+		if retry, err = c.modernRoundTrip(retry, &buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRoundTripModern is the 2026-07-28 round trip over loopback HTTP
+// (client and server costs together).
+func BenchmarkRoundTripModern(b *testing.B) {
+	srv := newBenchModernServer()
+	defer srv.Shutdown(context.Background())
+	benchModernHTTP(b, srv)
+}
+
+// floorModernServer is the least a server can do for the 2026-07-28
+// exchange: hand-written JSON, a constant requestState neither sealed nor
+// checked.
+type floorModernServer struct{}
+
+func (floorModernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Params struct {
+			InputResponses map[string]struct {
+				Content struct {
+					Name  string `json:"name"`
+					Count int64  `json:"count"`
+				} `json:"content"`
+			} `json:"inputResponses"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &m)
+	w.Header().Set("Content-Type", "application/json")
+	a, ok := m.Params.InputResponses["ask_form"]
+	if !ok {
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"input_required","inputRequests":{"ask_form":{"method":"elicitation/create","params":{"mode":"form","message":"Name and count?","requestedSchema":`+benchAskSchema+`}}},"requestState":"s"}}`)
+		return
+	}
+	text := a.Content.Name + " " + strconv.FormatInt(a.Content.Count, 10)
+	io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","content":[{"type":"text","text":`+strconv.Quote(text)+`}]}}`)
+}
+
+// BenchmarkRoundTripModernFloor is BenchmarkRoundTripModern's floor.
+func BenchmarkRoundTripModernFloor(b *testing.B) {
+	benchModernHTTP(b, floorModernServer{})
+}
+
+// benchWriter is a reusable in-memory http.ResponseWriter.
+type benchWriter struct {
+	h      http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *benchWriter) Header() http.Header         { return w.h }
+func (w *benchWriter) WriteHeader(status int)      { w.status = status }
+func (w *benchWriter) Write(p []byte) (int, error) { return w.body.Write(p) }
+func (w *benchWriter) reset() {
+	clear(w.h)
+	w.status = http.StatusOK
+	w.body.Reset()
+}
+
+// BenchmarkServeModern is the server's share of the 2026-07-28 round trip
+// alone: both POSTs handed to ServeHTTP in memory, with requests and a
+// response writer reused, so what it allocates is the server's.
+func BenchmarkServeModern(b *testing.B) {
+	srv := newBenchModernServer()
+	defer srv.Shutdown(context.Background())
+	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", acceptBoth)
+	req.Header.Set(HeaderProtocolVersion, Version20260728)
+	req.Header.Set(HeaderMethod, "tools/call")
+	req.Header.Set(HeaderName, "ask")
+	var body bytes.Reader
+	rc := io.NopCloser(&body)
+	w := &benchWriter{h: http.Header{}}
+	var first, retry []byte
+	serve := func(payload []byte) []byte {
+		w.reset()
+		body.Reset(payload)
+		req.Body = rc
+		req.ContentLength = int64(len(payload))
+		srv.ServeHTTP(w, req)
+		if w.status != http.StatusOK {
+			b.Fatalf("status %d: %s", w.status, w.body.Bytes())
+		}
+		return w.body.Bytes()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		first = append(first[:0], serve([]byte(benchModernFirst))...)
+		var ok bool
+		if retry, ok = appendRetry(retry[:0], first); !ok {
+			b.Fatalf("want input_required with a requestState: %s", first)
+		}
+		if res := serve(retry); !bytes.Contains(res, completeType) || !bytes.Contains(res, []byte(`ada 3`)) {
+			b.Fatalf("want the complete result: %s", res)
+		}
+	}
+}
+
+// The fast decoders of the request path (decodeMessage, decodeParamsFast,
+// parseElicitCapsFast, decodeResponsesFast) against encoding/json: where a
+// fast path answers, it answers what json.Unmarshal does. (Here beside the
+// benchmarks they serve; they are correctness tests all the same.)
+
+var fastDecodeSeeds = []string{
+	benchModernFirst,
+	benchRetryHead + `"abc"` + benchRetryTail,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"a":[1,2]},"_meta":{"progressToken":"t","x":null,"x":1}}}`,
+	`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`,
+	`{"jsonrpc":"2.0","ID":1,"Method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
+	`{"jsonrpc":1,"id":1,"method":"a"}`,
+	`{"jsonrpc":"2.0","id":"x","result":{}}`,
+	`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m"}}`,
+	` {"jsonrpc" : "2.0" , "method" : "notifications/initialized" } `,
+	`{"jsonrpc":"2.0","method":"m\u0061","params":{"name":"\u00e9","uri":"u","requestState":null}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"Name":"x","NAME":"y"}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"name":5}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"_meta":null}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"\u0061":1,"b":{"c":[]}}}}`,
+	`{"jsonrpc":"2.0","method":"m","params":[]}`,
+	`{"jsonrpc":"2.0","method":"m"} x`,
+	`{"jsonrpc":"2.0","method":"m",}`,
+	`{"jsonrpc":"2.0","méthod":"m"}`,
+	`[]`, `"x"`, `null`, ``, `{`,
+}
+
+func FuzzFastDecoders(f *testing.F) {
+	for _, s := range fastDecodeSeeds {
+		f.Add(s)
+	}
+	for _, s := range []string{benchAnswer, `{"action":"decline"}`, `{"action":"x\u0041","content":null}`, `{"Action":"accept"}`, `{"action":null}`, `{"action":"cancel","action":"accept"}`, `{"a":{"action":"accept"},"b":5}`, `{"a":1,"a":{}}`, `{"a":{},"b":{},"c":{},"d":{},"e":{},"f":{},"g":{},"h":{},"i":{}}`, `{}`, `{"elicitation":{}}`, `{"elicitation":{"form":{},"url":null}}`, `{"elicitation":null}`, `{"elicitation":5}`,
+		`{"Elicitation":{"url":{}}}`, `{"elicitation":{"URL":{}}}`, `{"elicitation":{},"elicitation":{"url":{}}}`, `{"roots":{"listChanged":true},"elicitation":{"form":{"x":1}}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		var fast, slow message
+		ferr, serr := decodeMessage(b, &fast), json.Unmarshal(b, &slow)
+		if (ferr == nil) != (serr == nil) || (ferr != nil && ferr.Error() != serr.Error()) {
+			t.Fatalf("decodeMessage(%q): error %v, json.Unmarshal %v", s, ferr, serr)
+		}
+		if ferr == nil && !sameMessage(&fast, &slow) {
+			t.Fatalf("decodeMessage(%q) = %+v, json.Unmarshal %+v", s, fast, slow)
+		}
+		if ferr == nil && len(slow.Params) > 0 { // params read in the message's pass, or later
+			fp, fe := fast.decodedParams()
+			var sp requestParams
+			se := json.Unmarshal(slow.Params, &sp)
+			if (fe == nil) != (se == nil) || (fe != nil && fe.Error() != se.Error()) || (fe == nil && !sameParams(fp, &sp)) {
+				t.Fatalf("params of %q: %+v, %v; json.Unmarshal %+v, %v", s, fp, fe, sp, se)
+			}
+		}
+		if len(b) > 0 {
+			var fp, sp requestParams
+			if decodeParamsFast(b, &fp) {
+				if err := json.Unmarshal(b, &sp); err != nil || !sameParams(&fp, &sp) {
+					t.Fatalf("decodeParamsFast(%q) = %+v, json.Unmarshal %+v, %v", s, fp, sp, err)
+				}
+			}
+			if rs, ok := scanResponses(b); ok {
+				var sr map[string]json.RawMessage
+				if err := json.Unmarshal(b, &sr); err != nil || len(sr) != rs.n {
+					t.Fatalf("scanResponses(%q) read %d members, json.Unmarshal %q, %v", s, rs.n, sr, err)
+				}
+				bad := false
+				for k, v := range sr {
+					if got, ok := rs.lookup([]byte(k)); !ok || !bytes.Equal(got, v) {
+						t.Fatalf("scanResponses(%q)[%q] = %q, want %q", s, k, got, v)
+					}
+					bad = bad || len(v) == 0 || v[0] != '{'
+				}
+				if bad != (rs.bad != nil) || (rs.bad != nil && sr[string(rs.bad)][0] == '{') {
+					t.Fatalf("scanResponses(%q): bad %q", s, rs.bad)
+				}
+			}
+			if fr, ok := decodeResponsesFast(b); ok {
+				var sr map[string]json.RawMessage
+				if err := json.Unmarshal(b, &sr); err != nil || !sameRaws(fr, sr) {
+					t.Fatalf("decodeResponsesFast(%q) = %q, json.Unmarshal %q, %v", s, fr, sr, err)
+				}
+			}
+		}
+		if action, content, ok := decodeElicitResultFast(b); ok {
+			var r struct {
+				Action  string          `json:"action"`
+				Content json.RawMessage `json:"content"`
+			}
+			if err := json.Unmarshal(b, &r); err != nil || r.Action != action || !sameRaw(r.Content, content) {
+				t.Fatalf("decodeElicitResultFast(%q) = %q, %q; json.Unmarshal %+v, %v", s, action, content, r, err)
+			}
+		}
+		if c, ok := parseElicitCapsFast(b); ok {
+			var slowCaps elicitCaps
+			func() { // the reference: parseElicitCaps as it was
+				var v struct {
+					Elicitation *struct {
+						Form json.RawMessage `json:"form"`
+						URL  json.RawMessage `json:"url"`
+					} `json:"elicitation"`
+				}
+				if len(b) == 0 || json.Unmarshal(b, &v) != nil || v.Elicitation == nil {
+					return
+				}
+				declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+				slowCaps = elicitCapsOf(true, declared(v.Elicitation.Form), declared(v.Elicitation.URL))
+			}()
+			if c != slowCaps {
+				t.Fatalf("parseElicitCapsFast(%q) = %+v, want %+v", s, c, slowCaps)
+			}
+		}
+	})
+}
+
+func sameRaw(a, b json.RawMessage) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+func sameRaws(a, b map[string]json.RawMessage) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !sameRaw(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameMessage(a, b *message) bool {
+	return a.JSONRPC == b.JSONRPC && sameRaw(a.ID, b.ID) && a.Method == b.Method && sameRaw(a.Params, b.Params) &&
+		sameRaw(a.Result, b.Result) && (a.Error == nil) == (b.Error == nil) &&
+		(a.Error == nil || (a.Error.Code == b.Error.Code && a.Error.Message == b.Error.Message && sameRaw(a.Error.Data, b.Error.Data)))
+}
+
+func sameParams(a, b *requestParams) bool {
+	return sameRaws(a.Meta, b.Meta) && a.Name == b.Name && a.URI == b.URI && sameRaw(a.Arguments, b.Arguments) &&
+		sameRaw(a.InputResponses, b.InputResponses) && sameState(a, b)
+}
+
+func sameState(a, b *requestParams) bool {
+	as, aok := a.requestState()
+	bs, bok := b.requestState()
+	return aok == bok && string(as) == string(bs)
+}
+
+func TestFastDecodersTakeTheFastPath(t *testing.T) {
+	// What clients send is read by the fast paths (FuzzFastDecoders checks
+	// that they agree with encoding/json).
+	for _, s := range []string{benchModernFirst, benchRetryHead + `"abc"` + benchRetryTail} {
+		var m message
+		if !decodeMessageFast([]byte(s), &m) {
+			t.Fatalf("decodeMessageFast(%q) fell back", s)
+		}
+		var p requestParams
+		if !decodeParamsFast(m.Params, &p) {
+			t.Fatalf("decodeParamsFast(%q) fell back", m.Params)
+		}
+		if _, ok := parseElicitCapsFast(p.Meta[metaClientCapabilities]); !ok {
+			t.Fatalf("parseElicitCapsFast(%q) fell back", p.Meta[metaClientCapabilities])
+		}
+		if p.InputResponses != nil {
+			if _, ok := decodeResponsesFast(p.InputResponses); !ok {
+				t.Fatalf("decodeResponsesFast(%q) fell back", p.InputResponses)
+			}
+			if rs, ok := scanResponses(p.InputResponses); !ok || rs.n != 1 || rs.bad != nil {
+				t.Fatalf("scanResponses(%q) = %+v, %v", p.InputResponses, rs, ok)
+			}
+		}
+	}
+	if action, content, ok := decodeElicitResultFast([]byte(benchAnswer)); !ok || action != "accept" || string(content) != `{"name":"ada","count":3}` {
+		t.Fatalf("decodeElicitResultFast(%q) = %q, %q, %v", benchAnswer, action, content, ok)
 	}
 }

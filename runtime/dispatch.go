@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // The transport-neutral half of the server: what a request means and what
@@ -186,12 +188,43 @@ func (s *Server) appendModernFields(obj []byte, resultType string) []byte {
 	return append(obj, "}}}"...)
 }
 
+// startModernFrame starts the response frame of a 2026-07-28 result: up to
+// the result object's opening brace, with room for size more bytes.
+func (s *Server) startModernFrame(id json.RawMessage, size int) []byte {
+	frame := make([]byte, 0, 160+len(id)+size+len(s.opts.Name)+len(s.opts.Version))
+	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+	frame = append(frame, id...)
+	return append(frame, `,"result":{`...)
+}
+
+// endModernFrame closes a frame startModernFrame began, after the result's
+// own fields: the fields every 2026-07-28 result carries, then the braces.
+func (s *Server) endModernFrame(frame []byte, resultType string) []byte {
+	return append(s.appendModernFields(frame, resultType), '}')
+}
+
 func (s *Server) modernComplete(id json.RawMessage, res map[string]any) reply {
 	frame, err := encodeResponse(id, s.modernResult(res, "complete"))
 	if err != nil {
 		return replyError(http.StatusOK, id, rpcErrorf(CodeInternalError, "encoding the result: %v", err))
 	}
 	return reply{status: http.StatusOK, frame: frame}
+}
+
+// modernTool is t for one run of a 2026-07-28 call: a handler that returns
+// ErrInputRequired itself after asking returns nothing instead, since its
+// result is replaced by input_required anyway (runTool would format the
+// error into an isError result only for it to be dropped).
+func modernTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
+	rt := *t
+	rt.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		res, err := t.handler(ctx, req)
+		if err == ErrInputRequired && mc.Asked() { // the sentinel itself: a wrapped one may say more
+			return nil, nil
+		}
+		return res, err
+	}
+	return &rt
 }
 
 // modernToolCall runs one round of a 2026-07-28 tools/call: the handler
@@ -206,7 +239,8 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
 	}
 	rp, _ := msg.decodedParams() // parseCallParams has vetted them
-	mp := modernCallParams{InputResponses: rp.InputResponses, RequestState: rp.RequestState}
+	mp := modernCallParams{InputResponses: rp.InputResponses}
+	mp.RequestState, mp.HasState = rp.requestState()
 	mc, rerr := s.openRound(msg.Method, p, mp, mm.subject)
 	if rerr != nil {
 		return replyError(http.StatusOK, msg.ID, rerr)
@@ -222,19 +256,20 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	sess.modern = mc
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, modern: true}
-	if mm.calls != nil && !mm.calls.add(c) {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running", msg.ID))
-	}
-	if mm.calls != nil {
+	c := &call{session: sess, id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, modern: true}
+	if mm.calls != nil { // the key finds the call for notifications/cancelled
+		c.key = idKey(msg.ID)
+		if !mm.calls.add(c) {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running", msg.ID))
+		}
 		defer mm.calls.remove(c)
 	}
 	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
-	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
+	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), modernTool(t, mc), req)
 	switch {
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)
-	case len(mc.Requests()) > 0:
+	case mc.Asked():
 		return reply{status: http.StatusOK, frame: s.inputRequired(msg, p, mc, mm.subject)}
 	case rpcErr != nil:
 		status := http.StatusOK
@@ -247,7 +282,9 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	if err != nil {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
 	}
-	// The result object is written once, with the fields every 2026-07-28
-	// result carries spliced in before its closing brace.
-	return reply{status: http.StatusOK, frame: encodeRawResponse(msg.ID, s.appendModernFields(raw[:len(raw)-1], "complete"))}
+	// The frame is written once, the result's fields followed by those
+	// every 2026-07-28 result carries.
+	frame := s.startModernFrame(msg.ID, len(raw))
+	frame = append(frame, raw[1:len(raw)-1]...)
+	return reply{status: http.StatusOK, frame: s.endModernFrame(frame, "complete")}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // JSON-RPC and MCP error codes.
@@ -84,6 +86,22 @@ type requestParams struct {
 	Arguments      json.RawMessage            `json:"arguments"`
 	InputResponses json.RawMessage            `json:"inputResponses"`
 	RequestState   *string                    `json:"requestState"`
+
+	// stateToken is requestState as sent, when the fast path read it
+	// (stateSet) instead of RequestState: the token's bytes need no copy.
+	stateToken []byte
+	stateSet   bool
+}
+
+// requestState returns the requestState the request carries, if any.
+func (p *requestParams) requestState() ([]byte, bool) {
+	switch {
+	case p.stateSet:
+		return p.stateToken, true
+	case p.RequestState != nil:
+		return []byte(*p.RequestState), true
+	}
+	return nil, false
 }
 
 // decodedParams decodes Params once; absent params decode as empty. Not
@@ -91,11 +109,304 @@ type requestParams struct {
 func (m *message) decodedParams() (*requestParams, error) {
 	if m.params == nil && m.paramsErr == nil {
 		m.params = &requestParams{}
-		if len(m.Params) > 0 {
+		if len(m.Params) > 0 && !decodeParamsFast(m.Params, m.params) {
+			*m.params = requestParams{}
 			m.paramsErr = json.Unmarshal(m.Params, m.params)
 		}
 	}
 	return m.params, m.paramsErr
+}
+
+// The fast paths below read a request in one pass over its bytes, as
+// json.Unmarshal would into message and requestParams, with the raw values
+// slices of the input instead of copies. They handle what clients send:
+// each field once, keys as declared; anything else (a key that differs
+// only in case, which encoding/json would match, a duplicate, a value of
+// an unexpected type, invalid JSON) goes to encoding/json, which then
+// decides, errors included.
+
+// messageFields are the JSON names of message's fields.
+var messageFields = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// decodeMessage decodes body into m as json.Unmarshal does. Its values may
+// be slices of body, which the caller must therefore not reuse.
+func decodeMessage(body []byte, m *message) error {
+	if decodeMessageFast(body, m) {
+		return nil
+	}
+	*m = message{}
+	return json.Unmarshal(body, m)
+}
+
+// decodeMessageFast reads a request or notification (no result, no error),
+// and its params in the same pass.
+func decodeMessageFast(body []byte, m *message) bool {
+	var seen uint8
+	end, ok := roundtrip.EachMemberAt(body, roundtrip.SkipSpace(body, 0), func(key []byte, at int) (int, bool) {
+		var bit uint8
+		end := at
+		switch string(key) {
+		case "jsonrpc":
+			bit = 1
+			var plain, ok bool
+			if end, plain, ok = roundtrip.ScanString(body, at); !ok {
+				return end, false
+			}
+			if string(body[at:end]) == `"2.0"` {
+				m.JSONRPC = "2.0"
+			} else if m.JSONRPC, ok = decodeString(body[at:end], plain); !ok {
+				return end, false
+			}
+		case "id":
+			bit = 2
+			var ok bool
+			if end, ok = roundtrip.ScanValue(body, at); !ok {
+				return end, false
+			}
+			m.ID = body[at:end]
+		case "method":
+			bit = 4
+			var plain, ok bool
+			if end, plain, ok = roundtrip.ScanString(body, at); !ok {
+				return end, false
+			}
+			if m.Method, ok = methodName(body[at:end], plain); !ok {
+				return end, false
+			}
+		case "params":
+			bit = 8
+			p := &requestParams{}
+			var ok bool
+			if end, ok = decodeParamsAt(body, at, p); ok {
+				m.params = p // read in this pass
+			} else if end, ok = roundtrip.ScanValue(body, at); !ok {
+				return end, false // decodedParams leaves valid params to encoding/json
+			}
+			m.Params = body[at:end]
+		default:
+			if foldsToAny(key, messageFields[:]) { // result, error, or a key encoding/json would match
+				return end, false
+			}
+			return roundtrip.ScanValue(body, at)
+		}
+		if seen&bit != 0 {
+			return end, false
+		}
+		seen |= bit
+		return end, true
+	})
+	return ok && roundtrip.SkipSpace(body, end) == len(body)
+}
+
+// decodeString decodes a string token ScanString delimited.
+func decodeString(tok []byte, plain bool) (string, bool) {
+	s, err := roundtrip.DecodeString(tok, plain)
+	return s, err == nil
+}
+
+// methodName decodes a method token; the common ones without allocating.
+func methodName(tok []byte, plain bool) (string, bool) {
+	if plain {
+		switch string(tok[1 : len(tok)-1]) {
+		case "tools/call":
+			return "tools/call", true
+		case "tools/list":
+			return "tools/list", true
+		case "server/discover":
+			return "server/discover", true
+		case "initialize":
+			return "initialize", true
+		case "notifications/initialized":
+			return "notifications/initialized", true
+		case "notifications/cancelled":
+			return "notifications/cancelled", true
+		}
+	}
+	return decodeString(tok, plain)
+}
+
+// paramsFields are the JSON names of requestParams's fields.
+var paramsFields = [...]string{"_meta", "name", "uri", "arguments", "inputResponses", "requestState"}
+
+// decodeParamsFast reads params (an object) into p.
+func decodeParamsFast(params []byte, p *requestParams) bool {
+	end, ok := decodeParamsAt(params, 0, p)
+	return ok && roundtrip.SkipSpace(params, end) == len(params)
+}
+
+// decodeParamsAt reads the params object at b[i] into p, in one pass.
+func decodeParamsAt(b []byte, i int, p *requestParams) (int, bool) {
+	var seen uint8
+	return roundtrip.EachMemberAt(b, i, func(key []byte, at int) (int, bool) {
+		var bit uint8
+		end := at
+		var ok bool
+		switch string(key) {
+		case "_meta":
+			bit = 1
+			meta := make(map[string]json.RawMessage, 4)
+			if end, ok = roundtrip.EachMember(b, at, func(k, v []byte) bool {
+				meta[metaKey(k)] = v // a later duplicate wins, as in encoding/json
+				return true
+			}); !ok {
+				return end, false // not an object (null included), or for encoding/json
+			}
+			p.Meta = meta
+		case "name", "uri":
+			bit = 2
+			if key[0] == 'u' {
+				bit = 4
+			}
+			var plain bool
+			if end, plain, ok = roundtrip.ScanString(b, at); !ok {
+				return end, false
+			}
+			v, ok := decodeString(b[at:end], plain)
+			if !ok {
+				return end, false
+			}
+			if bit == 2 {
+				p.Name = v
+			} else {
+				p.URI = v
+			}
+		case "arguments", "inputResponses":
+			bit = 8
+			if key[0] == 'i' {
+				bit = 16
+			}
+			if end, ok = roundtrip.ScanValue(b, at); !ok {
+				return end, false
+			}
+			if bit == 8 {
+				p.Arguments = b[at:end]
+			} else {
+				p.InputResponses = b[at:end]
+			}
+		case "requestState":
+			bit = 32
+			var plain bool
+			if end, plain, ok = roundtrip.ScanString(b, at); !ok {
+				return end, false
+			}
+			if plain {
+				p.stateToken, p.stateSet = b[at+1:end-1], true // its bytes are its value
+				break
+			}
+			v, ok := decodeString(b[at:end], false)
+			if !ok {
+				return end, false
+			}
+			p.RequestState = &v
+		default:
+			if foldsToAny(key, paramsFields[:]) {
+				return end, false
+			}
+			return roundtrip.ScanValue(b, at)
+		}
+		if seen&bit != 0 {
+			return end, false
+		}
+		seen |= bit
+		return end, true
+	})
+}
+
+// decodeElicitResultFast reads an ElicitResult as json.Unmarshal would
+// into struct{Action string; Content json.RawMessage} (tags "action",
+// "content"), content a slice of raw; ok is false for what it leaves to
+// encoding/json. It is for elicitOutcome (adapter.go), whose
+// json.Unmarshal is the largest decoding cost left on a 2026-07-28 retry.
+func decodeElicitResultFast(raw []byte) (action string, content json.RawMessage, ok bool) {
+	var seen uint8
+	end, ok := roundtrip.EachMember(raw, roundtrip.SkipSpace(raw, 0), func(key, value []byte) bool {
+		var bit uint8
+		switch string(key) {
+		case "action":
+			bit = 1
+			switch string(value) { // the spec's actions, without allocating
+			case `"accept"`:
+				action = "accept"
+			case `"decline"`:
+				action = "decline"
+			case `"cancel"`:
+				action = "cancel"
+			default:
+				v, ok := roundtrip.StringValue(value)
+				if !ok {
+					return false
+				}
+				action = v
+			}
+		case "content":
+			bit = 2
+			content = value
+		default:
+			return !foldsToAny(key, []string{"action", "content"})
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	})
+	if !ok || roundtrip.SkipSpace(raw, end) != len(raw) {
+		return "", nil, false
+	}
+	return action, content, true
+}
+
+// metaKey is a _meta key as a string; the reserved ones without allocating.
+func metaKey(k []byte) string {
+	switch string(k) {
+	case metaProtocolVersion:
+		return metaProtocolVersion
+	case metaClientCapabilities:
+		return metaClientCapabilities
+	case metaClientInfo:
+		return metaClientInfo
+	case metaLogLevel:
+		return metaLogLevel
+	case "progressToken":
+		return "progressToken"
+	}
+	return string(k)
+}
+
+// foldsToAny reports a key encoding/json could match to one of names
+// other than by equality: equal but for ASCII case, or not ASCII (its
+// folding knows a few Unicode letters too).
+func foldsToAny(key []byte, names []string) bool {
+	for _, c := range key {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	for _, n := range names {
+		if asciiEqualFold(key, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i], s[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }
@@ -200,10 +511,7 @@ func encodeNotification(method string, params any) ([]byte, error) {
 }
 
 // appendJSONString appends s as a JSON string (json.Marshal's escaping).
-func appendJSONString(b []byte, s string) []byte {
-	raw, _ := json.Marshal(s) // strings always marshal
-	return append(b, raw...)
-}
+func appendJSONString(b []byte, s string) []byte { return roundtrip.AppendString(b, s) }
 
 func rpcErrorf(code int, format string, args ...any) *RPCError {
 	return &RPCError{Code: code, Message: fmt.Sprintf(format, args...)}

@@ -124,7 +124,7 @@ func parseModernMeta(msg *message) (modernMeta, *RPCError) {
 	if len(msg.Params) == 0 || err != nil || p.Meta == nil {
 		return mm, rpcErrorf(CodeInvalidParams, "params._meta with %s and %s is required", metaProtocolVersion, metaClientCapabilities)
 	}
-	if json.Unmarshal(p.Meta[metaProtocolVersion], &mm.version) != nil || mm.version == "" {
+	if mm.version = metaString(p.Meta[metaProtocolVersion]); mm.version == "" {
 		return mm, rpcErrorf(CodeInvalidParams, "params._meta[%q] must be a string", metaProtocolVersion)
 	}
 	caps := p.Meta[metaClientCapabilities]
@@ -133,8 +133,19 @@ func parseModernMeta(msg *message) (modernMeta, *RPCError) {
 	}
 	mm.capabilities = caps
 	mm.clientInfo = p.Meta[metaClientInfo]
-	_ = json.Unmarshal(p.Meta[metaLogLevel], &mm.logLevel)
+	mm.logLevel = metaString(p.Meta[metaLogLevel])
 	return mm, nil
+}
+
+// metaString is a _meta value that is a string, "" for any other value
+// (what json.Unmarshal into a string leaves), the current protocol version
+// without allocating.
+func metaString(raw json.RawMessage) string {
+	if string(raw) == `"`+Version20260728+`"` {
+		return Version20260728
+	}
+	v, _ := roundtrip.StringValue(raw)
+	return v
 }
 
 // checkModernVersion is -32022, with what is supported, for a version this
@@ -191,8 +202,9 @@ func (s *Server) modernResult(result map[string]any, resultType string) map[stri
 
 // modernCallParams are the round-trip params of a 2026-07-28 tools/call.
 type modernCallParams struct {
-	InputResponses json.RawMessage `json:"inputResponses"`
-	RequestState   *string         `json:"requestState"`
+	InputResponses json.RawMessage
+	RequestState   []byte // the token as sent
+	HasState       bool   // a requestState was sent (it may be empty)
 }
 
 // stateCall is what the requestState of a call is bound to.
@@ -203,10 +215,26 @@ func stateCall(method string, p callParams, subject string) roundtrip.Call {
 // openRound rebuilds the answers of earlier rounds from requestState and
 // adds this retry's inputResponses for the keys that were asked.
 func (s *Server) openRound(method string, p callParams, mp modernCallParams, subject string) (*roundtrip.Run, *RPCError) {
+	present := len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null"
+	if present && mp.HasState {
+		// A retry: its responses are looked up in place, for the keys the
+		// state asked.
+		if rs, ok := scanResponses(mp.InputResponses); ok {
+			if rs.bad != nil {
+				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", rs.bad)
+			}
+			return s.resume(method, p, mp, subject, rs.lookup)
+		}
+	}
 	var responses map[string]json.RawMessage
-	if len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null" {
-		if err := json.Unmarshal(mp.InputResponses, &responses); err != nil {
-			return nil, rpcErrorf(CodeInvalidParams, "inputResponses must be an object of responses: %v", err)
+	if present {
+		var ok bool
+		if responses, ok = decodeResponsesFast(mp.InputResponses); !ok {
+			var decoded map[string]json.RawMessage
+			if err := json.Unmarshal(mp.InputResponses, &decoded); err != nil {
+				return nil, rpcErrorf(CodeInvalidParams, "inputResponses must be an object of responses: %v", err)
+			}
+			responses = decoded
 		}
 		for k, v := range responses {
 			if len(v) == 0 || v[0] != '{' {
@@ -214,37 +242,111 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 			}
 		}
 	}
-	if mp.RequestState == nil {
+	if !mp.HasState {
 		return roundtrip.NewRun(responses), nil // a first run: only the keys the handler asks count
 	}
-	run, err := s.states.Resume(*mp.RequestState, stateCall(method, p, subject), responses)
+	return s.resume(method, p, mp, subject, func(key []byte) (json.RawMessage, bool) {
+		v, ok := responses[string(key)]
+		return v, ok
+	})
+}
+
+func (s *Server) resume(method string, p callParams, mp modernCallParams, subject string, response func([]byte) (json.RawMessage, bool)) (*roundtrip.Run, *RPCError) {
+	run, err := s.states.ResumeLookup(mp.RequestState, stateCall(method, p, subject), response)
 	if err != nil {
 		return nil, rpcErrorf(CodeInvalidParams, "%v", err)
 	}
 	return run, nil
 }
 
+// scannedResponses are the members of a small inputResponses object, read
+// in place; bad is the key of the first that is not an object.
+type scannedResponses struct {
+	n      int
+	keys   [8][]byte
+	values [8][]byte
+	bad    []byte
+}
+
+// scanResponses reads inputResponses when it is an object of at most 8
+// members with distinct keys; ok is false for anything else, which
+// decodeResponsesFast or encoding/json then reads.
+func scanResponses(raw json.RawMessage) (rs scannedResponses, ok bool) {
+	end, ok := roundtrip.EachMember(raw, 0, func(k, v []byte) bool {
+		if rs.n == len(rs.keys) {
+			return false
+		}
+		for _, seen := range rs.keys[:rs.n] {
+			if string(seen) == string(k) {
+				return false // a duplicate: the last one counts
+			}
+		}
+		rs.keys[rs.n], rs.values[rs.n] = k, v
+		rs.n++
+		return true
+	})
+	if !ok || roundtrip.SkipSpace(raw, end) != len(raw) {
+		return rs, false
+	}
+	for i, v := range rs.values[:rs.n] {
+		if len(v) == 0 || v[0] != '{' {
+			rs.bad = rs.keys[i]
+			break
+		}
+	}
+	return rs, true
+}
+
+func (rs *scannedResponses) lookup(key []byte) (json.RawMessage, bool) {
+	for i, k := range rs.keys[:rs.n] {
+		if string(k) == string(key) {
+			return rs.values[i], true
+		}
+	}
+	return nil, false
+}
+
+// decodeResponsesFast reads inputResponses as json.Unmarshal would into a
+// map of raw responses, the values slices of raw; ok is false for what it
+// leaves to encoding/json.
+func decodeResponsesFast(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	responses := make(map[string]json.RawMessage, 2)
+	end, ok := roundtrip.EachMember(raw, 0, func(k, v []byte) bool {
+		responses[string(k)] = v // a later duplicate wins, as in encoding/json
+		return true
+	})
+	return responses, ok && roundtrip.SkipSpace(raw, end) == len(raw)
+}
+
 // inputRequired builds the input_required result for the requests a run made.
 func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, subject string) []byte {
-	sealed, err := s.states.SealRun(stateCall(msg.Method, p, subject), run)
+	// Written directly, in the order the handler asked: the params are
+	// JSON this server built, the keys unique within the run.
+	var room [4]roundtrip.Request
+	asked := run.AppendRequests(room[:0])
+	// Room for the requests and a token of a first round (about 200
+	// bytes); one carrying many answers grows the frame once.
+	size := 256 + 2*len(subject)
+	for _, r := range asked {
+		size += 2*len(r.Key) + len(r.Params) + 48
+	}
+	frame := s.startModernFrame(msg.ID, size)
+	frame = append(frame, `"inputRequests":{`...)
+	for i, r := range asked {
+		if i > 0 {
+			frame = append(frame, ',')
+		}
+		frame = appendJSONString(frame, r.Key)
+		frame = append(frame, `:{"method":"elicitation/create","params":`...)
+		frame = append(frame, r.Params...)
+		frame = append(frame, '}')
+	}
+	frame = append(frame, `},"requestState":"`...)
+	// The token is base64url: nothing in it needs escaping.
+	frame, err := s.states.AppendSealRun(frame, stateCall(msg.Method, p, subject), run)
 	if err != nil {
 		return encodeError(msg.ID, rpcErrorf(CodeInternalError, "sealing requestState: %v", err))
 	}
-	// Written directly, in the order the handler asked: the params are
-	// JSON this server built, the keys unique within the run.
-	asked := run.Requests()
-	obj := make([]byte, 0, 256+len(sealed))
-	obj = append(obj, `{"inputRequests":{`...)
-	for i, r := range asked {
-		if i > 0 {
-			obj = append(obj, ',')
-		}
-		obj = appendJSONString(obj, r.Key)
-		obj = append(obj, `:{"method":"elicitation/create","params":`...)
-		obj = append(obj, r.Params...)
-		obj = append(obj, '}')
-	}
-	obj = append(obj, `},"requestState":`...)
-	obj = appendJSONString(obj, sealed)
-	return encodeRawResponse(msg.ID, s.appendModernFields(obj, "input_required"))
+	frame = append(frame, '"')
+	return s.endModernFrame(frame, "input_required")
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/go-elicit/elicit/internal/roundtrip"
+
 	"github.com/go-elicit/elicit/internal/subset"
 )
 
@@ -49,6 +51,9 @@ type elicitCaps struct {
 // key present means form; 2025-11-25 adds {form?:{}, url?:{}} where {} still
 // means form only.
 func parseElicitCaps(capabilities json.RawMessage) elicitCaps {
+	if c, ok := parseElicitCapsFast(capabilities); ok {
+		return c
+	}
 	var c struct {
 		Elicitation *struct {
 			Form json.RawMessage `json:"form"`
@@ -73,4 +78,56 @@ func elicitCapsOf(declared, form, url bool) elicitCaps {
 		form = true
 	}
 	return elicitCaps{form: form, url: url}
+}
+
+// parseElicitCapsFast is parseElicitCaps in one pass over the bytes for
+// the capabilities clients send; ok is false for what it leaves to
+// encoding/json (invalid JSON, duplicates, keys that differ only in case,
+// an elicitation that is neither an object nor null).
+func parseElicitCapsFast(capabilities json.RawMessage) (elicitCaps, bool) {
+	i := roundtrip.SkipSpace(capabilities, 0)
+	var elicitation json.RawMessage
+	end, ok := roundtrip.EachMember(capabilities, i, func(key, value []byte) bool {
+		switch {
+		case string(key) == "elicitation":
+			if elicitation != nil {
+				return false
+			}
+			elicitation = value
+			return true
+		default:
+			return !foldsToAny(key, []string{"elicitation"})
+		}
+	})
+	if !ok || roundtrip.SkipSpace(capabilities, end) != len(capabilities) {
+		return elicitCaps{}, false
+	}
+	switch {
+	case elicitation == nil || string(elicitation) == "null":
+		return elicitCaps{}, true
+	case elicitation[0] != '{':
+		return elicitCaps{}, false // a type error: encoding/json says so
+	}
+	var form, url json.RawMessage
+	if _, ok := roundtrip.EachMember(elicitation, 0, func(key, value []byte) bool {
+		switch string(key) {
+		case "form":
+			if form != nil {
+				return false
+			}
+			form = value
+		case "url":
+			if url != nil {
+				return false
+			}
+			url = value
+		default:
+			return !foldsToAny(key, []string{"form", "url"})
+		}
+		return true
+	}); !ok {
+		return elicitCaps{}, false
+	}
+	declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+	return elicitCapsOf(true, declared(form), declared(url)), true
 }

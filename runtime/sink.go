@@ -42,10 +42,13 @@ type sink interface {
 // message as an SSE event with an id. The response is always the last event.
 type httpSink struct {
 	w        http.ResponseWriter
-	rc       *http.ResponseController
 	streamOK bool
-	streamID string
 	header   func(http.Header) // adds headers (session id) before the first write
+
+	// rc and streamID are made on the upgrade: most replies are plain
+	// JSON and need neither (the id costs a read of crypto/rand).
+	rc       *http.ResponseController
+	streamID string
 
 	mu       sync.Mutex
 	streamed bool // upgraded to SSE
@@ -55,7 +58,7 @@ type httpSink struct {
 }
 
 func newHTTPSink(w http.ResponseWriter, streamOK bool, header func(http.Header)) *httpSink {
-	return &httpSink{w: w, rc: http.NewResponseController(w), streamOK: streamOK, streamID: newID()[:16], header: header}
+	return &httpSink{w: w, streamOK: streamOK, header: header}
 }
 
 func (s *httpSink) canSend() bool { return s.streamOK }
@@ -83,6 +86,8 @@ func (s *httpSink) send(msg []byte) error {
 // upgradeLocked switches the reply to text/event-stream.
 func (s *httpSink) upgradeLocked() {
 	s.streamed = true
+	s.rc = http.NewResponseController(s.w)
+	s.streamID = newID()[:16]
 	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
 	// cancels the request context) would kill a stream that waits on a human.
 	_ = s.rc.SetWriteDeadline(time.Time{})

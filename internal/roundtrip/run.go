@@ -1,10 +1,13 @@
 package roundtrip
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // DefaultKey is the key of an ask that names none.
@@ -21,61 +24,128 @@ type Request struct {
 // safe for concurrent use.
 type Run struct {
 	mu      sync.Mutex
-	answers map[string]json.RawMessage // from the state and this retry's inputResponses
+	answers []answer // from the state and this retry's inputResponses; keys unique
 	// offered holds the inputResponses of a first request (no state): a
 	// client may answer up front, and the keys the handler asks are taken
 	// from here (and then sealed with the answers); the rest are ignored, as
 	// the spec asks for information a server does not recognise.
 	offered  map[string]json.RawMessage
-	requests []Request      // asked in this run, in order
-	used     map[string]int // how often each base key was asked in this run
-	round    int            // input_required results issued before this run
+	requests []Request // asked in this run, in order
+	used     []use     // how often each base key was asked in this run
+	round    int       // input_required results issued before this run
+
+	// Room for the few answers, requests and keys of a typical run, so
+	// that a run is one allocation.
+	answersBuf  [2]answer
+	requestsBuf [2]Request
+	usedBuf     [2]use
+}
+
+// answer is one answer of a run: its key (a string, or a slice of the
+// opened state) and the response.
+type answer struct {
+	key []byte
+	raw json.RawMessage
+}
+
+// use counts the asks of one base key.
+type use struct {
+	base string
+	n    int
+}
+
+func (r *Run) init() {
+	r.answers, r.requests, r.used = r.answersBuf[:0], r.requestsBuf[:0], r.usedBuf[:0]
+}
+
+// answerLocked returns the answer for key.
+func (r *Run) answerLocked(key string) (json.RawMessage, bool) {
+	for _, a := range r.answers {
+		if string(a.key) == key {
+			return a.raw, true
+		}
+	}
+	return nil, false
+}
+
+// setAnswerLocked sets the answer for key, replacing one there is.
+func (r *Run) setAnswerLocked(key []byte, raw json.RawMessage) {
+	for i := range r.answers {
+		if string(r.answers[i].key) == string(key) {
+			r.answers[i].raw = raw
+			return
+		}
+	}
+	r.answers = append(r.answers, answer{key: key, raw: raw})
 }
 
 // NewRun starts the run of a first request, whose inputResponses (offered,
 // by key) answer the keys the handler asks; offered may be nil.
 func NewRun(offered map[string]json.RawMessage) *Run {
-	return &Run{answers: map[string]json.RawMessage{}, offered: offered}
+	r := &Run{offered: offered}
+	r.init()
+	return r
 }
 
 // Resume opens the state a retry echoed and starts its run: the answers of
 // earlier rounds, plus this retry's responses for the keys the last round
 // asked (responses for other keys are ignored).
 func (c *Codec) Resume(sealed string, call Call, responses map[string]json.RawMessage) (*Run, error) {
-	st, err := c.Open(sealed, call)
+	return c.ResumeLookup([]byte(sealed), call, func(key []byte) (json.RawMessage, bool) {
+		v, ok := responses[string(key)]
+		return v, ok
+	})
+}
+
+// ResumeLookup is Resume with the token as bytes and the retry's responses
+// looked up by key, for a caller that has both in place in a request.
+func (c *Codec) ResumeLookup(sealed []byte, call Call, response func(key []byte) (json.RawMessage, bool)) (*Run, error) {
+	st, err := c.open(sealed, call)
 	if err != nil {
 		return nil, err
 	}
-	r := NewRun(nil)
-	for k, v := range st.Answers {
-		r.answers[k] = v
-	}
-	for _, k := range st.Asked {
-		if v, ok := responses[k]; ok {
-			r.answers[k] = v
+	r := &Run{round: int(st.round)}
+	r.init()
+	st.eachAnswer(func(k, v []byte) { r.setAnswerLocked(k, v) })
+	st.eachAsked(func(k []byte) {
+		if v, ok := response(k); ok {
+			r.setAnswerLocked(k, v)
 		}
-	}
-	r.round = st.Round
+	})
 	return r, nil
 }
 
 // SealRun seals the state of the input_required result that ends run r:
 // the answers so far and the keys r asked.
 func (c *Codec) SealRun(call Call, r *Run) (string, error) {
+	b, err := c.AppendSealRun(nil, call, r)
+	return string(b), err
+}
+
+// AppendSealRun is SealRun appending the token to dst, for a caller that
+// writes it straight into a response.
+func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
+	d := argsDigest(call.Args)
+	ps := plainState{method: call.Method, name: call.Name, digest: d[:], subject: call.Subject, exp: time.Now().Add(c.ttl).Unix()}
 	r.mu.Lock()
-	st := &State{
-		Method:     call.Method,
-		Name:       call.Name,
-		ArgsDigest: ArgsDigest(call.Args),
-		Subject:    call.Subject,
-		Round:      r.round + 1,
-		Answers:    r.answers,
+	defer r.mu.Unlock()
+	for _, a := range r.answers {
+		if len(a.raw) > 0 && !json.Valid(a.raw) {
+			return dst, fmt.Errorf("elicit: sealing requestState: the answer for %q is not JSON", a.key)
+		}
 	}
-	for _, req := range r.requests {
-		st.Asked = append(st.Asked, req.Key)
-	}
-	defer r.mu.Unlock() // Seal reads the answers
-	return c.Seal(st)
+	ps.round = r.round + 1
+	return c.appendSealed(dst, &ps, func(b []byte) []byte {
+		b = binary.AppendUvarint(b, uint64(len(r.requests)))
+		for _, req := range r.requests {
+			b = appendField(b, req.Key)
+		}
+		b = binary.AppendUvarint(b, uint64(len(r.answers)))
+		for _, a := range r.answers {
+			b = appendAnswer(b, a.key, a.raw)
+		}
+		return b
+	}), nil
 }
 
 // Ask returns the answer for the next ask of base in this run ("" is
@@ -88,19 +158,27 @@ func (r *Run) Ask(base string, params json.RawMessage) (answer json.RawMessage, 
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.used == nil {
-		r.used = map[string]int{}
+	n := 0
+	for i := range r.used {
+		if r.used[i].base == base {
+			r.used[i].n++
+			n = r.used[i].n
+			break
+		}
 	}
-	r.used[base]++
+	if n == 0 {
+		r.used = append(r.used, use{base: base, n: 1})
+		n = 1
+	}
 	key := base
-	if n := r.used[base]; n > 1 {
+	if n > 1 {
 		key = base + "_" + strconv.Itoa(n)
 	}
-	if ans, ok := r.answers[key]; ok {
+	if ans, ok := r.answerLocked(key); ok {
 		return ans, true
 	}
 	if ans, ok := r.offered[key]; ok {
-		r.answers[key] = ans
+		r.setAnswerLocked([]byte(key), ans)
 		return ans, true
 	}
 	r.requests = append(r.requests, Request{Key: key, Params: params})
@@ -113,6 +191,21 @@ func (r *Run) Requests() []Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.requests)
+}
+
+// AppendRequests is Requests appending to dst.
+func (r *Run) AppendRequests(dst []Request) []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append(dst, r.requests...)
+}
+
+// Asked reports whether this run made requests: whether it ends in
+// input_required. It is len(r.Requests()) > 0 without the copy.
+func (r *Run) Asked() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.requests) > 0
 }
 
 // Round is the number of input_required results issued before this run.

@@ -29,11 +29,12 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -65,20 +66,11 @@ type State struct {
 	Answers    map[string]json.RawMessage
 }
 
-// wireState is State as sealed; the short names keep the token small.
-type wireState struct {
-	V       int                        `json:"v"`
-	Method  string                     `json:"m,omitempty"`
-	Name    string                     `json:"n"`
-	Args    []byte                     `json:"a"`
-	Subject string                     `json:"s,omitempty"`
-	Exp     int64                      `json:"e"` // unix seconds
-	Round   int                        `json:"r"`
-	Asked   []string                   `json:"q"`
-	Answers map[string]json.RawMessage `json:"x,omitempty"`
-}
-
-const stateVersion = 1
+// stateVersion is the first byte of a sealed state's plaintext. Version 1
+// was JSON; version 2 is the binary layout of appendState. States of
+// another version do not open (ErrTampered): they live minutes, and a
+// client whose state is refused starts the call again.
+const stateVersion = 2
 
 // keySize is the AES-256 key length.
 const keySize = 32
@@ -125,79 +117,257 @@ func NewCodec(keys [][]byte, ttl time.Duration, label string) (*Codec, error) {
 // TTL is how long a sealed state opens.
 func (c *Codec) TTL() time.Duration { return c.ttl }
 
-// ArgsDigest hashes the arguments in a canonical form (decoded and
-// re-encoded: sorted keys, no insignificant space, numbers as written), so a
-// client that re-serialises the same arguments on its retry still matches.
-// No arguments at all count as null.
-func ArgsDigest(args []byte) []byte {
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = []byte("null")
-	} else {
-		var v any
-		dec := json.NewDecoder(bytes.NewReader(args))
-		dec.UseNumber()
-		if dec.Decode(&v) == nil {
-			if canon, err := json.Marshal(v); err == nil {
-				args = canon
-			}
-		}
-	}
-	d := sha256.Sum256(args)
-	return d[:]
-}
-
 // Seal encrypts st, valid from now for the codec's lifetime, and sets
 // st.Expires.
 func (c *Codec) Seal(st *State) (string, error) {
-	exp := time.Now().Add(c.ttl).Unix()
-	plain, err := json.Marshal(wireState{
-		V: stateVersion, Method: st.Method, Name: st.Name, Args: st.ArgsDigest, Subject: st.Subject,
-		Exp: exp, Round: st.Round, Asked: st.Asked, Answers: st.Answers,
-	})
-	if err != nil {
-		return "", err
+	for k, v := range st.Answers {
+		if len(v) > 0 && !json.Valid(v) {
+			return "", fmt.Errorf("elicit: sealing requestState: the answer for %q is not JSON", k)
+		}
 	}
+	exp := time.Now().Add(c.ttl).Unix()
+	ps := plainState{method: st.Method, name: st.Name, digest: st.ArgsDigest, subject: st.Subject, exp: exp, round: st.Round}
+	out := c.appendSealed(nil, &ps, func(b []byte) []byte {
+		b = binary.AppendUvarint(b, uint64(len(st.Asked)))
+		for _, k := range st.Asked {
+			b = appendField(b, k)
+		}
+		return appendAnswers(b, st.Answers)
+	})
 	st.Expires = time.Unix(exp, 0)
+	return string(out), nil
+}
+
+// plainState is the fixed part of a state's plaintext.
+type plainState struct {
+	method, name string
+	digest       []byte
+	subject      string
+	exp          int64
+	round        int
+}
+
+// appendSealed appends to dst the token of the state ps plus what lists
+// appends (the asked keys and the answers): nonce, then the plaintext
+// sealed in place, base64url without padding.
+//
+// The plaintext is: the version byte; method, name, argument digest and
+// subject, each a uvarint length and its bytes; expiry (unix seconds) and
+// round as varints; the asked keys (a uvarint count, then each key); the
+// answers (a count, then each key and its JSON).
+func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []byte) []byte {
 	aead := c.aeads[0]
-	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
-	_, _ = rand.Read(nonce)
-	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, plain, c.aad)), nil
+	ns := aead.NonceSize()
+	buf := make([]byte, ns, ns+128+len(ps.method)+len(ps.name)+len(ps.digest)+len(ps.subject)+aead.Overhead())
+	_, _ = rand.Read(buf[:ns])
+	buf = append(buf, stateVersion)
+	buf = appendField(buf, ps.method)
+	buf = appendField(buf, ps.name)
+	buf = appendField(buf, ps.digest)
+	buf = appendField(buf, ps.subject)
+	buf = binary.AppendVarint(buf, ps.exp)
+	buf = binary.AppendVarint(buf, int64(ps.round))
+	buf = lists(buf)
+	if cap(buf)-len(buf) < aead.Overhead() {
+		buf = slices.Grow(buf, aead.Overhead())
+	}
+	// In place: the ciphertext overwrites the plaintext it follows the
+	// nonce with (exact overlap, which AEAD allows).
+	sealed := aead.Seal(buf[:ns], buf[:ns], buf[ns:], c.aad)
+	return b64.AppendEncode(dst, sealed)
+}
+
+func appendField[T ~string | ~[]byte](b []byte, v T) []byte {
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+func appendAnswers(b []byte, answers map[string]json.RawMessage) []byte {
+	b = binary.AppendUvarint(b, uint64(len(answers)))
+	for k, v := range answers {
+		b = appendAnswer(b, k, v)
+	}
+	return b
+}
+
+func appendAnswer[K ~string | ~[]byte](b []byte, key K, v json.RawMessage) []byte {
+	b = appendField(b, key)
+	if len(v) == 0 {
+		v = json.RawMessage("null") // as json.Marshal writes an empty RawMessage
+	}
+	return appendField(b, v)
+}
+
+// b64 is the encoding of a token; strict, so a state has one token.
+var b64 = base64.RawURLEncoding.Strict()
+
+// openedState is a state's plaintext, checked for shape, its fields
+// slices of it.
+type openedState struct {
+	method, name, digest, subject []byte
+	exp, round                    int64
+	nAsked                        uint64
+	asked                         []byte // nAsked fields
+	nAnswers                      uint64
+	answers                       []byte // nAnswers pairs of fields
+}
+
+// open decrypts a token and reads its plaintext: ErrTampered when this
+// codec did not seal it (or it is not of this version), ErrExpired past
+// its lifetime, ErrMismatch when it was sealed for another call.
+func (c *Codec) open(sealed []byte, call Call) (openedState, error) {
+	var none openedState
+	raw := make([]byte, b64.DecodedLen(len(sealed)))
+	n, err := b64.Decode(raw, sealed)
+	if err != nil {
+		return none, ErrTampered
+	}
+	raw = raw[:n]
+	var plain []byte
+	opened := false
+	for _, aead := range c.aeads {
+		ns := aead.NonceSize()
+		if len(raw) < ns+aead.Overhead() {
+			return none, ErrTampered
+		}
+		// Into a copy: a failed Open may overwrite its destination, and the
+		// next key needs the ciphertext intact.
+		var ct []byte
+		if len(c.aeads) == 1 {
+			ct = raw[ns:]
+		} else {
+			ct = slices.Clone(raw[ns:])
+		}
+		if plain, err = aead.Open(ct[:0], raw[:ns], ct, c.aad); err == nil {
+			opened = true
+			break
+		}
+	}
+	if !opened {
+		return none, ErrTampered
+	}
+	st, ok := readState(plain)
+	if !ok {
+		return none, ErrTampered
+	}
+	if time.Now().Unix() > st.exp {
+		return none, ErrExpired
+	}
+	if d := argsDigest(call.Args); string(st.method) != call.Method || string(st.name) != call.Name ||
+		string(st.subject) != call.Subject || !bytes.Equal(st.digest, d[:]) {
+		return none, ErrMismatch
+	}
+	return st, nil
+}
+
+// stateReader reads the fields of a plaintext; a read past its end or of a
+// malformed number marks it bad.
+type stateReader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *stateReader) field() []byte {
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 || n > uint64(len(r.b)-k) {
+		r.bad, r.b = true, nil
+		return nil
+	}
+	v := r.b[k : k+int(n) : k+int(n)]
+	r.b = r.b[k+int(n):]
+	return v
+}
+
+func (r *stateReader) uvarint() uint64 {
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
+func (r *stateReader) varint() int64 {
+	n, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.bad, r.b = true, nil
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
+// fields skips n fields and returns the bytes they take.
+func (r *stateReader) fields(n uint64) []byte {
+	start := r.b
+	if n > uint64(len(r.b)) { // every field takes at least a byte
+		r.bad, r.b = true, nil
+		return nil
+	}
+	for ; n > 0 && !r.bad; n-- {
+		r.field()
+	}
+	if r.bad {
+		return nil
+	}
+	return start[:len(start)-len(r.b)]
+}
+
+func readState(plain []byte) (openedState, bool) {
+	var st openedState
+	if len(plain) == 0 || plain[0] != stateVersion {
+		return st, false
+	}
+	r := stateReader{b: plain[1:]}
+	st.method, st.name, st.digest, st.subject = r.field(), r.field(), r.field(), r.field()
+	st.exp, st.round = r.varint(), r.varint()
+	st.nAsked = r.uvarint()
+	st.asked = r.fields(st.nAsked)
+	st.nAnswers = r.uvarint()
+	if st.nAnswers > uint64(len(r.b)) {
+		return st, false
+	}
+	st.answers = r.fields(2 * st.nAnswers)
+	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) {
+		return st, false
+	}
+	return st, true
+}
+
+// eachAsked calls f with each asked key, in order.
+func (st *openedState) eachAsked(f func(key []byte)) {
+	r := stateReader{b: st.asked}
+	for n := st.nAsked; n > 0; n-- {
+		f(r.field())
+	}
+}
+
+// eachAnswer calls f with each sealed answer.
+func (st *openedState) eachAnswer(f func(key, answer []byte)) {
+	r := stateReader{b: st.answers}
+	for n := st.nAnswers; n > 0; n-- {
+		k := r.field()
+		f(k, r.field())
+	}
 }
 
 // Open decrypts a state and checks it against the request it came back
 // with: ErrTampered when this codec did not seal it, ErrExpired past its
 // lifetime, ErrMismatch when it was sealed for another call.
 func (c *Codec) Open(sealed string, call Call) (*State, error) {
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(sealed) // one token per state
+	st, err := c.open([]byte(sealed), call)
 	if err != nil {
-		return nil, ErrTampered
+		return nil, err
 	}
-	var plain []byte
-	opened := false
-	for _, aead := range c.aeads {
-		if len(raw) < aead.NonceSize()+aead.Overhead() {
-			return nil, ErrTampered
-		}
-		if plain, err = aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], c.aad); err == nil {
-			opened = true
-			break
-		}
+	out := &State{
+		Method: string(st.method), Name: string(st.name), ArgsDigest: bytes.Clone(st.digest), Subject: string(st.subject),
+		Expires: time.Unix(st.exp, 0), Round: int(st.round),
 	}
-	if !opened {
-		return nil, ErrTampered
+	st.eachAsked(func(k []byte) { out.Asked = append(out.Asked, string(k)) })
+	if st.nAnswers > 0 {
+		out.Answers = make(map[string]json.RawMessage, st.nAnswers)
+		st.eachAnswer(func(k, v []byte) { out.Answers[string(k)] = v })
 	}
-	var w wireState
-	if err := json.Unmarshal(plain, &w); err != nil || w.V != stateVersion {
-		return nil, ErrTampered
-	}
-	if time.Now().Unix() > w.Exp {
-		return nil, ErrExpired
-	}
-	if w.Method != call.Method || w.Name != call.Name || w.Subject != call.Subject || !bytes.Equal(w.Args, ArgsDigest(call.Args)) {
-		return nil, ErrMismatch
-	}
-	return &State{
-		Method: w.Method, Name: w.Name, ArgsDigest: w.Args, Subject: w.Subject,
-		Expires: time.Unix(w.Exp, 0), Round: w.Round, Asked: w.Asked, Answers: w.Answers,
-	}, nil
+	return out, nil
 }
