@@ -30,8 +30,11 @@ func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
 		Action  string          `json:"action"`
 		Content json.RawMessage `json:"content"`
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%w: result is not an elicitation result: %v", ErrElicitMalformed, err)
+	var ok bool
+	if r.Action, r.Content, ok = decodeElicitResultFast(raw); !ok {
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("%w: result is not an elicitation result: %v", ErrElicitMalformed, err)
+		}
 	}
 	switch r.Action {
 	case "accept":
