@@ -12,7 +12,7 @@ import (
 
 // manyForms writes a package with n forms, each shaped like issue 3's
 // PeerForm, and returns its directory.
-func manyForms(b *testing.B, n int) string {
+func manyForms(b testing.TB, n int) string {
 	var src strings.Builder
 	src.WriteString("package many\n\ntype Family string\n\nconst (\n\tIPv4 Family = \"ipv4-unicast\" // IPv4 unicast\n\tIPv6 Family = \"ipv6-unicast\" // IPv6 unicast\n)\n")
 	for i := range n {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/token"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,9 +20,12 @@ import (
 // equivalent, and otherwise that version's variant is marked unsupported.
 // It fills form.Variants.
 func Check(forms []*Form) []Diagnostic {
+	// Forms are independent: each fills only its own Variants.
+	per := make([][]Diagnostic, len(forms))
+	parallel(len(forms), runtime.GOMAXPROCS(0), func(i int) { per[i] = checkForm(forms[i]) })
 	var diags []Diagnostic
-	for _, form := range forms {
-		diags = append(diags, checkForm(form)...)
+	for _, ds := range per {
+		diags = append(diags, ds...)
 	}
 	return diags
 }
@@ -245,11 +249,28 @@ func writeProperties(buf *bytes.Buffer, v any, order []string) error {
 // writeString writes s as a JSON string without HTML escaping, so the
 // literal in generated code reads as the user wrote it.
 func writeString(buf *bytes.Buffer, s string) {
+	if plainJSON(s) {
+		buf.WriteByte('"')
+		buf.WriteString(s)
+		buf.WriteByte('"')
+		return
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	buf.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// plainJSON reports whether s is printable ASCII that JSON writes as is
+// between quotes, as almost every key and name is.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // formatNumber is used in messages.

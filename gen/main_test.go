@@ -104,7 +104,7 @@ func TestMainRegeneratesStaleOutput(t *testing.T) {
 		t.Fatalf("regenerating stale output: exit %d:\n%s", code, stderr)
 	}
 	src, _ := os.ReadFile(filepath.Join(dir, "demo_elicit.go"))
-	if !strings.Contains(string(src), `d.Int("name"`) {
+	if !strings.Contains(string(src), `d.IntField(0, "name"`) {
 		t.Errorf("output not regenerated for the int field:\n%s", src)
 	}
 }

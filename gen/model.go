@@ -170,7 +170,7 @@ type Source struct {
 // type marked //elicit:form. Diagnostics cover everything outside the
 // subset; Build never stops at the first.
 func Build(src *Source, typeNames []string) ([]*Form, []Diagnostic) {
-	b := &builder{src: src, fieldDecls: map[token.Pos]*ast.Field{}, constSpecs: map[token.Pos]*ast.ValueSpec{}}
+	b := &builder{src: src, fieldDecls: map[token.Pos]*ast.Field{}, constSpecs: map[token.Pos]*ast.ValueSpec{}, consts: map[*types.Package][]*types.Const{}}
 	b.index()
 	var forms []*Form
 	want := map[string]bool{}
@@ -216,6 +216,26 @@ type builder struct {
 	diags      []Diagnostic
 	fieldDecls map[token.Pos]*ast.Field     // by field name (or embedded type) position
 	constSpecs map[token.Pos]*ast.ValueSpec // by constant name position
+	// consts caches the constants of each package scope that enumOf has
+	// searched: a scope lists (and sorts) every name, so searching it per
+	// enum field made a package of many forms quadratic.
+	consts map[*types.Package][]*types.Const
+}
+
+// scopeConsts returns the constants declared in pkg's scope, in name order.
+func (b *builder) scopeConsts(pkg *types.Package) []*types.Const {
+	if cs, ok := b.consts[pkg]; ok {
+		return cs
+	}
+	scope := pkg.Scope()
+	cs := []*types.Const{}
+	for _, n := range scope.Names() {
+		if c, ok := scope.Lookup(n).(*types.Const); ok {
+			cs = append(cs, c)
+		}
+	}
+	b.consts[pkg] = cs
+	return cs
 }
 
 func (b *builder) errorf(pos token.Pos, format string, args ...any) {
@@ -605,10 +625,8 @@ func (b *builder) enumOf(named *types.Named, usePos token.Pos) *Enum {
 		return nil
 	}
 	var consts []*types.Const
-	scope := pkg.Scope()
-	for _, n := range scope.Names() {
-		c, ok := scope.Lookup(n).(*types.Const)
-		if !ok || !types.Identical(c.Type(), named) {
+	for _, c := range b.scopeConsts(pkg) {
+		if !types.Identical(c.Type(), named) {
 			continue
 		}
 		if pkg != b.src.Pkg && !c.Exported() {

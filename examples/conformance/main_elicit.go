@@ -9,21 +9,24 @@ import "github.com/go-elicit/elicit/runtime/formimpl"
 const _ = formimpl.EnforceVersion(formimpl.Version - 1)
 const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
+func init() {
+	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*UserInfoForm)(nil), "UserInfoForm", 0xef5a00b8322f0595)
+	formimpl.CheckFingerprint((*DefaultsForm)(nil), "DefaultsForm", 0xefaf85bda42a8e03)
+	formimpl.CheckFingerprint((*EnumsForm)(nil), "EnumsForm", 0x6afcc63141e99b35)
+	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x92dbfe34a34f581b)
+	formimpl.CheckFingerprint((*ColorForm)(nil), "ColorForm", 0x3f5d34bfbd92f5eb)
+	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xccea2804f7e939f5)
+}
+
 // This conversion stops compiling when the fields of UserInfoForm change: run go generate.
 var _ = UserInfoForm(struct {
 	Username string
 	Email    string
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*UserInfoForm)(nil), "UserInfoForm", 0xef5a00b8322f0595)
-}
-
-// The requestedSchema of UserInfoForm, per protocol version.
-const (
-	userInfoFormSchema2025_06_18 = `{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`
-)
+// The requestedSchema of UserInfoForm, the same for every protocol version that can carry it.
+const userInfoFormSchema2025_06_18 = `{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`
 
 var userInfoFormDescriptor = &formimpl.Descriptor{
 	Name: "UserInfoForm",
@@ -48,27 +51,19 @@ func (f *UserInfoForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "username":
-			if d.Field(0, "username") {
-				if v, ok := d.String("username"); ok {
-					f.Username = v
-				}
+			if v, ok := d.StringField(0, "username", -1, -1, "", false); ok {
+				f.Username = v
 			}
 		case "email":
-			if d.Field(1, "email") {
-				if v, ok := d.String("email"); ok {
-					f.Email = v
-				}
+			if v, ok := d.StringField(1, "email", -1, -1, "", false); ok {
+				f.Email = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("username", "is required")
-	}
-	if !d.Seen(1) {
-		d.Problem("email", "is required")
-	}
+	d.Require(0, "username")
+	d.Require(1, "email")
 	return d.Err()
 }
 
@@ -80,11 +75,6 @@ var _ = DefaultsForm(struct {
 	Status   string
 	Verified bool
 }{})
-
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*DefaultsForm)(nil), "DefaultsForm", 0xefaf85bda42a8e03)
-}
 
 // The requestedSchema of DefaultsForm, per protocol version.
 const (
@@ -115,22 +105,16 @@ func (f *DefaultsForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "name":
-			if d.Field(0, "name") {
-				if v, ok := d.String("name"); ok {
-					f.Name = v
-				}
+			if v, ok := d.StringField(0, "name", -1, -1, "", false); ok {
+				f.Name = v
 			}
 		case "age":
-			if d.Field(1, "age") {
-				if v, ok := d.Int("age", -9223372036854775808, 9223372036854775807); ok {
-					f.Age = int(v)
-				}
+			if v, ok := d.IntField(1, "age", -9223372036854775808, 9223372036854775807, false); ok {
+				f.Age = int(v)
 			}
 		case "score":
-			if d.Field(2, "score") {
-				if v, ok := d.Float("score", 64); ok {
-					f.Score = v
-				}
+			if v, ok := d.FloatField(2, "score", 64, formimpl.NoMinimum, formimpl.NoMaximum, false); ok {
+				f.Score = v
 			}
 		case "status":
 			if d.Field(3, "status") {
@@ -148,10 +132,8 @@ func (f *DefaultsForm) ElicitDecode(content []byte) error {
 				}
 			}
 		case "verified":
-			if d.Field(4, "verified") {
-				if v, ok := d.Bool("verified"); ok {
-					f.Verified = v
-				}
+			if v, ok := d.BoolField(4, "verified", false); ok {
+				f.Verified = v
 			}
 		default:
 			d.Unknown()
@@ -183,15 +165,8 @@ var _ = EnumsForm(struct {
 	TitledMulti    []TitledChoice
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*EnumsForm)(nil), "EnumsForm", 0x6afcc63141e99b35)
-}
-
-// The requestedSchema of EnumsForm, per protocol version.
-const (
-	enumsFormSchema2025_11_25 = `{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Select one option","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Select one option with titles","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"untitledMulti":{"type":"array","description":"Select multiple options","minItems":1,"maxItems":3,"items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Select multiple options with titles","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`
-)
+// The requestedSchema of EnumsForm, the same for every protocol version that can carry it.
+const enumsFormSchema2025_11_25 = `{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Select one option","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Select one option with titles","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"untitledMulti":{"type":"array","description":"Select multiple options","minItems":1,"maxItems":3,"items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Select multiple options with titles","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`
 
 var enumsFormDescriptor = &formimpl.Descriptor{
 	Name: "EnumsForm",
@@ -303,15 +278,8 @@ var _ = NameForm(struct {
 	Name string
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x92dbfe34a34f581b)
-}
-
-// The requestedSchema of NameForm, per protocol version.
-const (
-	nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
-)
+// The requestedSchema of NameForm, the same for every protocol version that can carry it.
+const nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
 
 var nameFormDescriptor = &formimpl.Descriptor{
 	Name: "NameForm",
@@ -336,18 +304,14 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "name":
-			if d.Field(0, "name") {
-				if v, ok := d.String("name"); ok {
-					f.Name = v
-				}
+			if v, ok := d.StringField(0, "name", -1, -1, "", false); ok {
+				f.Name = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("name", "is required")
-	}
+	d.Require(0, "name")
 	return d.Err()
 }
 
@@ -356,15 +320,8 @@ var _ = ColorForm(struct {
 	Color string
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*ColorForm)(nil), "ColorForm", 0x3f5d34bfbd92f5eb)
-}
-
-// The requestedSchema of ColorForm, per protocol version.
-const (
-	colorFormSchema2025_06_18 = `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`
-)
+// The requestedSchema of ColorForm, the same for every protocol version that can carry it.
+const colorFormSchema2025_06_18 = `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`
 
 var colorFormDescriptor = &formimpl.Descriptor{
 	Name: "ColorForm",
@@ -389,18 +346,14 @@ func (f *ColorForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "color":
-			if d.Field(0, "color") {
-				if v, ok := d.String("color"); ok {
-					f.Color = v
-				}
+			if v, ok := d.StringField(0, "color", -1, -1, "", false); ok {
+				f.Color = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("color", "is required")
-	}
+	d.Require(0, "color")
 	return d.Err()
 }
 
@@ -409,15 +362,8 @@ var _ = ConfirmForm(struct {
 	OK bool
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xccea2804f7e939f5)
-}
-
-// The requestedSchema of ConfirmForm, per protocol version.
-const (
-	confirmFormSchema2025_06_18 = `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
-)
+// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
 
 var confirmFormDescriptor = &formimpl.Descriptor{
 	Name: "ConfirmForm",
@@ -442,17 +388,13 @@ func (f *ConfirmForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "ok":
-			if d.Field(0, "ok") {
-				if v, ok := d.Bool("ok"); ok {
-					f.OK = v
-				}
+			if v, ok := d.BoolField(0, "ok", false); ok {
+				f.OK = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("ok", "is required")
-	}
+	d.Require(0, "ok")
 	return d.Err()
 }

@@ -9,20 +9,20 @@ import "github.com/go-elicit/elicit/runtime/formimpl"
 const _ = formimpl.EnforceVersion(formimpl.Version - 1)
 const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
+func init() {
+	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*CommandForm)(nil), "CommandForm", 0x844350100515d0b7)
+	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0x5288d39811b208)
+	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xdfc5c955743efd3e)
+}
+
 // This conversion stops compiling when the fields of CommandForm change: run go generate.
 var _ = CommandForm(struct {
 	Command string
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*CommandForm)(nil), "CommandForm", 0x844350100515d0b7)
-}
-
-// The requestedSchema of CommandForm, per protocol version.
-const (
-	commandFormSchema2025_06_18 = `{"type":"object","properties":{"command":{"type":"string","title":"Command","description":"The ze command to run, e.g. \"show bgp peer list\" or \"show version\".","minLength":1,"maxLength":200}},"required":["command"]}`
-)
+// The requestedSchema of CommandForm, the same for every protocol version that can carry it.
+const commandFormSchema2025_06_18 = `{"type":"object","properties":{"command":{"type":"string","title":"Command","description":"The ze command to run, e.g. \"show bgp peer list\" or \"show version\".","minLength":1,"maxLength":200}},"required":["command"]}`
 
 var commandFormDescriptor = &formimpl.Descriptor{
 	Name: "CommandForm",
@@ -47,18 +47,14 @@ func (f *CommandForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "command":
-			if d.Field(0, "command") {
-				if v, ok := d.String("command"); ok && d.CheckLength("command", v, 1, 200) {
-					f.Command = v
-				}
+			if v, ok := d.StringField(0, "command", 1, 200, "", false); ok {
+				f.Command = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("command", "is required")
-	}
+	d.Require(0, "command")
 	return d.Err()
 }
 
@@ -72,15 +68,8 @@ var _ = PeerForm(struct {
 	Passive bool
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0x5288d39811b208)
-}
-
-// The requestedSchema of PeerForm, per protocol version.
-const (
-	peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}],"default":"ipv4-unicast"},"extra":{"type":"array","title":"Additional families","description":"More address families to negotiate.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}]}},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn","family","passive"]}`
-)
+// The requestedSchema of PeerForm, the same for every protocol version that can carry it.
+const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}],"default":"ipv4-unicast"},"extra":{"type":"array","title":"Additional families","description":"More address families to negotiate.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}]}},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn","family","passive"]}`
 
 var peerFormDescriptor = &formimpl.Descriptor{
 	Name: "PeerForm",
@@ -105,19 +94,12 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "address":
-			if d.Field(0, "address") {
-				if v, ok := d.String("address"); ok {
-					if v == "" {
-						d.Problem("address", "is required")
-					}
-					f.Address = v
-				}
+			if v, ok := d.StringField(0, "address", -1, -1, "", true); ok {
+				f.Address = v
 			}
 		case "asn":
-			if d.Field(1, "asn") {
-				if v, ok := d.Int("asn", 1, 4294967295); ok {
-					f.ASN = v
-				}
+			if v, ok := d.IntField(1, "asn", 1, 4294967295, false); ok {
+				f.ASN = v
 			}
 		case "family":
 			if d.Field(2, "family") {
@@ -158,33 +140,21 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 				}
 			}
 		case "contact":
-			if d.Field(4, "contact") {
-				if v, ok := d.String("contact"); ok && d.CheckFormat("contact", "email", v) {
-					f.Contact = v
-				}
+			if v, ok := d.StringField(4, "contact", -1, -1, "email", false); ok {
+				f.Contact = v
 			}
 		case "passive":
-			if d.Field(5, "passive") {
-				if v, ok := d.Bool("passive"); ok {
-					f.Passive = v
-				}
+			if v, ok := d.BoolField(5, "passive", false); ok {
+				f.Passive = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("address", "is required")
-	}
-	if !d.Seen(1) {
-		d.Problem("asn", "is required")
-	}
-	if !d.Seen(2) {
-		d.Problem("family", "is required")
-	}
-	if !d.Seen(5) {
-		d.Problem("passive", "is required")
-	}
+	d.Require(0, "address")
+	d.Require(1, "asn")
+	d.Require(2, "family")
+	d.Require(5, "passive")
 	// The validate tags the schema cannot express, on the properties given.
 	if d.Seen(0) {
 		d.ValidateVar("address", f.Address, "ip")
@@ -197,15 +167,8 @@ var _ = ConfirmForm(struct {
 	Confirm bool
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xdfc5c955743efd3e)
-}
-
-// The requestedSchema of ConfirmForm, per protocol version.
-const (
-	confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Add this peer","description":"Add the peer now?"}},"required":["confirm"]}`
-)
+// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Add this peer","description":"Add the peer now?"}},"required":["confirm"]}`
 
 var confirmFormDescriptor = &formimpl.Descriptor{
 	Name: "ConfirmForm",
@@ -230,17 +193,13 @@ func (f *ConfirmForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "confirm":
-			if d.Field(0, "confirm") {
-				if v, ok := d.Bool("confirm"); ok {
-					f.Confirm = v
-				}
+			if v, ok := d.BoolField(0, "confirm", false); ok {
+				f.Confirm = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("confirm", "is required")
-	}
+	d.Require(0, "confirm")
 	return d.Err()
 }

@@ -9,21 +9,19 @@ import "github.com/go-elicit/elicit/runtime/formimpl"
 const _ = formimpl.EnforceVersion(formimpl.Version - 1)
 const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
+func init() {
+	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
+}
+
 // This conversion stops compiling when the fields of AskForm change: run go generate.
 var _ = AskForm(struct {
 	Name  string
 	Count int64
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
-}
-
-// The requestedSchema of AskForm, per protocol version.
-const (
-	askFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
-)
+// The requestedSchema of AskForm, the same for every protocol version that can carry it.
+const askFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
 
 var askFormDescriptor = &formimpl.Descriptor{
 	Name: "AskForm",
@@ -48,26 +46,18 @@ func (f *AskForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "name":
-			if d.Field(0, "name") {
-				if v, ok := d.String("name"); ok {
-					f.Name = v
-				}
+			if v, ok := d.StringField(0, "name", -1, -1, "", false); ok {
+				f.Name = v
 			}
 		case "count":
-			if d.Field(1, "count") {
-				if v, ok := d.Int("count", -9223372036854775808, 9223372036854775807); ok {
-					f.Count = v
-				}
+			if v, ok := d.IntField(1, "count", -9223372036854775808, 9223372036854775807, false); ok {
+				f.Count = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("name", "is required")
-	}
-	if !d.Seen(1) {
-		d.Problem("count", "is required")
-	}
+	d.Require(0, "name")
+	d.Require(1, "count")
 	return d.Err()
 }

@@ -9,6 +9,11 @@ import "github.com/go-elicit/elicit/runtime/formimpl"
 const _ = formimpl.EnforceVersion(formimpl.Version - 1)
 const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
+func init() {
+	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*BookingForm)(nil), "BookingForm", 0x59f9f17bfdcebb5e)
+}
+
 // This conversion stops compiling when the fields of BookingForm change: run go generate.
 var _ = BookingForm(struct {
 	Name   string
@@ -16,11 +21,6 @@ var _ = BookingForm(struct {
 	Class  Class
 	Window bool
 }{})
-
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*BookingForm)(nil), "BookingForm", 0x59f9f17bfdcebb5e)
-}
 
 // The requestedSchema of BookingForm, per protocol version.
 const (
@@ -51,16 +51,12 @@ func (f *BookingForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "name":
-			if d.Field(0, "name") {
-				if v, ok := d.String("name"); ok && d.CheckLength("name", v, 1, 40) {
-					f.Name = v
-				}
+			if v, ok := d.StringField(0, "name", 1, 40, "", false); ok {
+				f.Name = v
 			}
 		case "seats":
-			if d.Field(1, "seats") {
-				if v, ok := d.Int("seats", 1, 9); ok {
-					f.Seats = v
-				}
+			if v, ok := d.IntField(1, "seats", 1, 9, false); ok {
+				f.Seats = v
 			}
 		case "class":
 			if d.Field(2, "class") {
@@ -76,26 +72,16 @@ func (f *BookingForm) ElicitDecode(content []byte) error {
 				}
 			}
 		case "window":
-			if d.Field(3, "window") {
-				if v, ok := d.Bool("window"); ok {
-					f.Window = v
-				}
+			if v, ok := d.BoolField(3, "window", false); ok {
+				f.Window = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("name", "is required")
-	}
-	if !d.Seen(1) {
-		d.Problem("seats", "is required")
-	}
-	if !d.Seen(2) {
-		d.Problem("class", "is required")
-	}
-	if !d.Seen(3) {
-		d.Problem("window", "is required")
-	}
+	d.Require(0, "name")
+	d.Require(1, "seats")
+	d.Require(2, "class")
+	d.Require(3, "window")
 	return d.Err()
 }

@@ -9,17 +9,18 @@ import "github.com/go-elicit/elicit/runtime/formimpl"
 const _ = formimpl.EnforceVersion(formimpl.Version - 1)
 const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
+func init() {
+	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*BookingForm)(nil), "BookingForm", 0xe616fae96bd6ba0b)
+	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0x7176133b9d2eea8e)
+}
+
 // This conversion stops compiling when the fields of BookingForm change: run go generate.
 var _ = BookingForm(struct {
 	Name    string
 	Guests  int
 	Seating Seating
 }{})
-
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*BookingForm)(nil), "BookingForm", 0xe616fae96bd6ba0b)
-}
 
 // The requestedSchema of BookingForm, per protocol version.
 const (
@@ -50,16 +51,12 @@ func (f *BookingForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "name":
-			if d.Field(0, "name") {
-				if v, ok := d.String("name"); ok && d.CheckLength("name", v, 1, 80) {
-					f.Name = v
-				}
+			if v, ok := d.StringField(0, "name", 1, 80, "", false); ok {
+				f.Name = v
 			}
 		case "guests":
-			if d.Field(1, "guests") {
-				if v, ok := d.Int("guests", 1, 12); ok {
-					f.Guests = int(v)
-				}
+			if v, ok := d.IntField(1, "guests", 1, 12, false); ok {
+				f.Guests = int(v)
 			}
 		case "seating":
 			if d.Field(2, "seating") {
@@ -80,15 +77,9 @@ func (f *BookingForm) ElicitDecode(content []byte) error {
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("name", "is required")
-	}
-	if !d.Seen(1) {
-		d.Problem("guests", "is required")
-	}
-	if !d.Seen(2) {
-		d.Problem("seating", "is required")
-	}
+	d.Require(0, "name")
+	d.Require(1, "guests")
+	d.Require(2, "seating")
 	return d.Err()
 }
 
@@ -97,15 +88,8 @@ var _ = ConfirmForm(struct {
 	Confirm bool
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0x7176133b9d2eea8e)
-}
-
-// The requestedSchema of ConfirmForm, per protocol version.
-const (
-	confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Book this table","description":"Book the table now?"}},"required":["confirm"]}`
-)
+// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Book this table","description":"Book the table now?"}},"required":["confirm"]}`
 
 var confirmFormDescriptor = &formimpl.Descriptor{
 	Name: "ConfirmForm",
@@ -130,17 +114,13 @@ func (f *ConfirmForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "confirm":
-			if d.Field(0, "confirm") {
-				if v, ok := d.Bool("confirm"); ok {
-					f.Confirm = v
-				}
+			if v, ok := d.BoolField(0, "confirm", false); ok {
+				f.Confirm = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("confirm", "is required")
-	}
+	d.Require(0, "confirm")
 	return d.Err()
 }

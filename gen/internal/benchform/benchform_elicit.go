@@ -9,6 +9,11 @@ import "github.com/go-elicit/elicit/runtime/formimpl"
 const _ = formimpl.EnforceVersion(formimpl.Version - 1)
 const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
+func init() {
+	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0xfaaf8c010ccbd67a)
+}
+
 // This conversion stops compiling when the fields of PeerForm change: run go generate.
 var _ = PeerForm(struct {
 	Address string
@@ -18,15 +23,8 @@ var _ = PeerForm(struct {
 	Passive bool
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0xfaaf8c010ccbd67a)
-}
-
-// The requestedSchema of PeerForm, per protocol version.
-const (
-	peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]},"extra":{"type":"array","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}},"passive":{"type":"boolean","default":false}},"required":["address","asn","family","passive"]}`
-)
+// The requestedSchema of PeerForm, the same for every protocol version that can carry it.
+const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]},"extra":{"type":"array","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}},"passive":{"type":"boolean","default":false}},"required":["address","asn","family","passive"]}`
 
 var peerFormDescriptor = &formimpl.Descriptor{
 	Name: "PeerForm",
@@ -51,19 +49,12 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "address":
-			if d.Field(0, "address") {
-				if v, ok := d.String("address"); ok {
-					if v == "" {
-						d.Problem("address", "is required")
-					}
-					f.Address = v
-				}
+			if v, ok := d.StringField(0, "address", -1, -1, "", true); ok {
+				f.Address = v
 			}
 		case "asn":
-			if d.Field(1, "asn") {
-				if v, ok := d.Int("asn", 1, 4294967295); ok {
-					f.ASN = v
-				}
+			if v, ok := d.IntField(1, "asn", 1, 4294967295, false); ok {
+				f.ASN = v
 			}
 		case "family":
 			if d.Field(2, "family") {
@@ -100,27 +91,17 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 				}
 			}
 		case "passive":
-			if d.Field(4, "passive") {
-				if v, ok := d.Bool("passive"); ok {
-					f.Passive = v
-				}
+			if v, ok := d.BoolField(4, "passive", false); ok {
+				f.Passive = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("address", "is required")
-	}
-	if !d.Seen(1) {
-		d.Problem("asn", "is required")
-	}
-	if !d.Seen(2) {
-		d.Problem("family", "is required")
-	}
-	if !d.Seen(4) {
-		d.Problem("passive", "is required")
-	}
+	d.Require(0, "address")
+	d.Require(1, "asn")
+	d.Require(2, "family")
+	d.Require(4, "passive")
 	// The validate tags the schema cannot express, on the properties given.
 	if d.Seen(0) {
 		d.ValidateVar("address", f.Address, "ip")

@@ -9,20 +9,18 @@ import "github.com/go-elicit/elicit/runtime/formimpl"
 const _ = formimpl.EnforceVersion(formimpl.Version - 1)
 const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
+func init() {
+	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
+}
+
 // This conversion stops compiling when the fields of NameForm change: run go generate.
 var _ = NameForm(struct {
 	Name string
 }{})
 
-func init() {
-	// A struct tag changed after generation (the guard above covers field types): run go generate.
-	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
-}
-
-// The requestedSchema of NameForm, per protocol version.
-const (
-	nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":40}},"required":["name"]}`
-)
+// The requestedSchema of NameForm, the same for every protocol version that can carry it.
+const nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":40}},"required":["name"]}`
 
 var nameFormDescriptor = &formimpl.Descriptor{
 	Name: "NameForm",
@@ -47,17 +45,13 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "name":
-			if d.Field(0, "name") {
-				if v, ok := d.String("name"); ok && d.CheckLength("name", v, 1, 40) {
-					f.Name = v
-				}
+			if v, ok := d.StringField(0, "name", 1, 40, "", false); ok {
+				f.Name = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	if !d.Seen(0) {
-		d.Problem("name", "is required")
-	}
+	d.Require(0, "name")
 	return d.Err()
 }
