@@ -139,7 +139,10 @@ func (top *topology) startReplica(name string) *replica {
 		if err != nil {
 			tb.Fatalf("nats connect: %v", err)
 		}
-		cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name, SessionTTL: time.Minute})
+		cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name, SessionTTL: time.Minute,
+			// Correctness, not latency, is tested here: a loaded CI machine
+			// under -race must not turn a slow NATS round trip into a loss.
+			RequestTimeout: 10 * time.Second})
 		if err != nil {
 			tb.Fatalf("natscluster.New: %v", err)
 		}
