@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // jsonSeeds are inputs the differential fuzz tests start from.
@@ -81,10 +82,19 @@ func FuzzAppendString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		want, _ := json.Marshal(s)
-		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+		same := func(got []byte) bool {
+			if utf8.ValidString(s) {
+				return bytes.Equal(got, want)
+			}
+			// Invalid UTF-8 becomes U+FFFD, escaped ("\ufffd") by go1.26's
+			// encoding/json and written raw by go1.27's: the same string.
+			var g, w string
+			return json.Unmarshal(got, &g) == nil && json.Unmarshal(want, &w) == nil && g == w
+		}
+		if got := AppendString(nil, s); !same(got) {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
-		if got := AppendString([]byte("x"), []byte(s)); !bytes.Equal(got[1:], want) {
+		if got := AppendString([]byte("x"), []byte(s)); !same(got[1:]) {
 			t.Fatalf("AppendString([]byte %q) = %s, want %s", s, got[1:], want)
 		}
 	})
