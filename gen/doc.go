@@ -24,15 +24,21 @@
 //     with formimpl.Decoder, one field reader call per property (the checks
 //     live in formimpl, once, not in every decoder; enum members are a
 //     switch in the decoder, which is faster than any table), and guards
-//     that fail the build (field names and types) or init (struct tags)
-//     when the struct changes after generation. Forms are rendered and
-//     gofmt'ed in parts, in parallel; the output does not depend on how
-//     many CPUs did it.
+//     that fail the build (field names and types, enum constant values)
+//     or init (struct tags) when the source changes after generation.
+//     Forms are rendered and gofmt'ed in parts, in parallel; the output
+//     does not depend on how many CPUs did it.
 //
 // Main is the command line; see cmd/elicitgen for the manual. The schema
 // for a struct equals what invopop's Reflector makes of it (with
 // Anonymous, DoNotReference, ExpandedStruct and AllowAdditionalProperties,
 // and no $schema) except for the Additions each Field lists: doc comments
-// as descriptions, enums from constants, optional pointers and validate
-// tags expressed in the schema. The golden tests check exactly that.
+// as descriptions, enums from constants, optional pointers, validate tags
+// and sized integer types' ranges expressed in the schema. The golden
+// tests check exactly that.
+//
+// Stale runs the same pipeline for the vet analyzer and compares the
+// result with the files elicitgen wrote, so what the guards cannot catch
+// (a new enum constant, an edited title or description) is reported at
+// the form.
 package gen

@@ -42,7 +42,7 @@ func Emit(pkg *types.Package, forms []*Form) ([]byte, error) {
 // is built and formatted as one instead.
 func emitFile(pkg *types.Package, forms []*Form, workers int) ([]byte, error) {
 	head := newJenFile(pkg)
-	emitHeader(head, forms)
+	emitHeader(head, pkg, forms)
 	var files []*jen.File
 	for i, form := range forms {
 		if i%formsPerPart == 0 {
@@ -64,7 +64,7 @@ const formsPerPart = 16
 // emitWhole builds and formats the file as one, the way jennifer does.
 func emitWhole(pkg *types.Package, forms []*Form) ([]byte, error) {
 	f := newJenFile(pkg)
-	emitHeader(f, forms)
+	emitHeader(f, pkg, forms)
 	for _, form := range forms {
 		(&emitter{file: f, pkg: pkg, form: form}).emit()
 	}
@@ -89,8 +89,8 @@ func newJenFile(pkg *types.Package) *jen.File {
 }
 
 // emitHeader writes what comes before the forms: the contract pins and
-// the fingerprint checks.
-func emitHeader(f *jen.File, forms []*Form) {
+// the fingerprint checks and the enum value guards.
+func emitHeader(f *jen.File, pkg *types.Package, forms []*Form) {
 	f.HeaderComment(Header)
 	f.Comment("The generated code below needs version 1 of the formimpl contract; these constants")
 	f.Comment("stop compiling when the runtime changes it. Regenerate with a matching elicitgen.")
@@ -104,6 +104,49 @@ func emitHeader(f *jen.File, forms []*Form) {
 		f.Line()
 		f.Func().Id("init").Params().Block(checks...)
 	}
+	if guards := enumGuards(pkg, forms); len(guards) > 0 {
+		f.Line()
+		f.Comment("An enum constant's value changed after generation: run go generate. A line here stops")
+		f.Comment("compiling (duplicate key false) when its constant no longer has the value the schema")
+		f.Comment("and the decoder below offer. The function is never called.")
+		f.Func().Id("_").Params().Block(guards...)
+	}
+}
+
+// enumGuards pins the value of every enum constant the forms use, once
+// each, in the order the forms use them. A map literal with constant keys
+// rejects duplicates, so false: 0 next to Const == "value" compiles only
+// while the comparison is true.
+func enumGuards(pkg *types.Package, forms []*Form) []jen.Code {
+	var out []jen.Code
+	seen := map[string]bool{}
+	for _, form := range forms {
+		for _, f := range form.Fields {
+			if f.Enum == nil || f.Enum.Type == nil {
+				continue
+			}
+			cpkg := f.Enum.Type.Obj().Pkg()
+			for _, m := range f.Enum.Members {
+				if m.Const == "" || m.Const == "_" {
+					continue
+				}
+				key := cpkg.Path() + "." + m.Const
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				c := jen.Id(m.Const)
+				if cpkg != pkg {
+					c = jen.Qual(cpkg.Path(), m.Const)
+				}
+				out = append(out, jen.Id("_").Op("=").Map(jen.Bool()).Int().Values(
+					jen.False().Op(":").Lit(0),
+					c.Op("==").Lit(m.Value).Op(":").Lit(1),
+				))
+			}
+		}
+	}
+	return out
 }
 
 // contractVersion is the formimpl.Version this generator writes code for.

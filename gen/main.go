@@ -157,6 +157,13 @@ func Run(cfg *Config) (*Result, error) {
 		}
 		outs = append(outs, output{path, src})
 	}
+	if cfg.Output != "" && len(outs) == 1 {
+		// The output declares methods of the package's types: anywhere
+		// else it does not compile, or joins another package.
+		if out := filepath.Dir(outs[0].path); !sameDir(out, pkgs[0].Dir) {
+			return nil, &UsageError{fmt.Sprintf("-output %s: the file must be in the package directory %s, not %s", cfg.Output, pkgs[0].Dir, out)}
+		}
+	}
 	if len(diags) > 0 {
 		return nil, &DiagnosticsError{Lines: formatDiagnostics(dir, diags)}
 	}
@@ -173,6 +180,17 @@ func Run(cfg *Config) (*Result, error) {
 		res.Written = append(res.Written, o.path)
 	}
 	return res, nil
+}
+
+// sameDir reports whether a and b name one directory, through symbolic
+// links when both exist.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ea, err1 := filepath.EvalSymlinks(a)
+	eb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ea == eb
 }
 
 type positioned struct {

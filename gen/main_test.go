@@ -154,6 +154,21 @@ func TestMainOutputFlag(t *testing.T) {
 	}
 }
 
+func TestMainOutputOutsidePackage(t *testing.T) {
+	dir := scratchPackage(t, map[string]string{"demo.go": mainForm})
+	out := filepath.Join(filepath.Dir(dir), "elsewhere_elicit.go")
+	code, stderr := runMain(t, "-output", out, dir)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, stderr)
+	}
+	if want := "the file must be in the package directory"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output written outside the package: %v", err)
+	}
+}
+
 func TestMainDiagnostics(t *testing.T) {
 	dir := scratchPackage(t, map[string]string{"demo.go": `package demo
 
@@ -261,5 +276,62 @@ func TestStaleGeneratedCode(t *testing.T) {
 	out, err = goCmd("build", ".")
 	if err == nil || !strings.Contains(out, "demo_elicit.go") || !strings.Contains(out, "cannot convert") {
 		t.Errorf("changed type: err %v\n%s", err, out)
+	}
+}
+
+// TestMainEnumTitlesFromAnotherPackage uses an enum declared, with titled
+// constants, in another package: its titles come from that package's
+// source, as they do for an enum of the form's own package.
+func TestMainEnumTitlesFromAnotherPackage(t *testing.T) {
+	root := goldenRoot(t)
+	deploy, app := filepath.Join(root, "deploy"), filepath.Join(root, "app")
+	for _, d := range []string{deploy, app} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(deploy, "deploy.go"), []byte(`package deploy
+
+// Environment is where to deploy.
+type Environment string
+
+const (
+	Staging    Environment = "staging"    // Staging environment
+	Production Environment = "production" // Production environment
+)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	importPath := "github.com/go-elicit/elicit/gen/testdata/" + filepath.Base(root) + "/deploy"
+	if err := os.WriteFile(filepath.Join(app, "app.go"), []byte(`package app
+
+import "`+importPath+`"
+
+//elicit:form
+type DeployForm struct {
+	Env deploy.Environment `+"`json:\"env\"`"+`
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := runMain(t, app); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	src, err := os.ReadFile(filepath.Join(app, "app_elicit.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`"oneOf":[{"const":"staging","title":"Staging environment"},{"const":"production","title":"Production environment"}]`,
+		`_ = map[bool]int{false: 0, deploy.Staging == "staging": 1}`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("generated code lacks %s:\n%s", want, src)
+		}
+	}
+	cmd := exec.Command("go", "vet", ".")
+	cmd.Dir = app
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("go vet of the generated code: %v\n%s", err, out)
 	}
 }

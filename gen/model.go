@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/constant"
+	"go/parser"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,6 +68,8 @@ type Form struct {
 	// Guards are the struct types (the form and its embedded structs) whose
 	// shape the generated code pins with a conversion, when nameable.
 	Guards []*types.Named
+
+	unexported []string // fields skipped for being unexported, for the no-properties message
 }
 
 // Variant is the form's schema for one protocol version.
@@ -154,6 +158,7 @@ const (
 	ReasonEnumConstants   = "named string type with constants becomes an enum"
 	ReasonPointerOptional = "pointer field is optional"
 	ReasonValidateTag     = "validate tag expressed in the schema"
+	ReasonIntRange        = "integer type's range expressed in the schema"
 )
 
 // Source is what the model builder reads: one type-checked package, from
@@ -170,7 +175,7 @@ type Source struct {
 // type marked //elicit:form. Diagnostics cover everything outside the
 // subset; Build never stops at the first.
 func Build(src *Source, typeNames []string) ([]*Form, []Diagnostic) {
-	b := &builder{src: src, fieldDecls: map[token.Pos]*ast.Field{}, constSpecs: map[token.Pos]*ast.ValueSpec{}, consts: map[*types.Package][]*types.Const{}}
+	b := &builder{src: src, fieldDecls: map[token.Pos]*ast.Field{}, constSpecs: map[token.Pos]*ast.ValueSpec{}, consts: map[*types.Package][]*types.Const{}, foreign: map[string]map[string]*ast.ValueSpec{}}
 	b.index()
 	var forms []*Form
 	want := map[string]bool{}
@@ -220,6 +225,41 @@ type builder struct {
 	// searched: a scope lists (and sorts) every name, so searching it per
 	// enum field made a package of many forms quadratic.
 	consts map[*types.Package][]*types.Const
+	// foreign holds the constant specs of files of other packages, by
+	// file name and constant name, parsed for enum titles.
+	foreign map[string]map[string]*ast.ValueSpec
+}
+
+// constSpec returns the declaration of a constant: from the package's own
+// syntax, or for another package's constant (known only from export data)
+// by parsing the file its position names, once. Nil when that file cannot
+// be read, as under -trimpath: the enum is then untitled.
+func (b *builder) constSpec(c *types.Const) *ast.ValueSpec {
+	if c.Pkg() == b.src.Pkg {
+		return b.constSpecs[c.Pos()]
+	}
+	name := b.src.Fset.Position(c.Pos()).Filename
+	if !filepath.IsAbs(name) {
+		return nil
+	}
+	specs, ok := b.foreign[name]
+	if !ok {
+		if f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ParseComments|parser.SkipObjectResolution); err == nil && f.Name.Name == c.Pkg().Name() {
+			specs = map[string]*ast.ValueSpec{}
+			for _, d := range f.Decls {
+				if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+					for _, sp := range gd.Specs {
+						vs := sp.(*ast.ValueSpec)
+						for _, id := range vs.Names {
+							specs[id.Name] = vs
+						}
+					}
+				}
+			}
+		}
+		b.foreign[name] = specs
+	}
+	return specs[c.Name()]
 }
 
 // scopeConsts returns the constants declared in pkg's scope, in name order.
@@ -352,7 +392,11 @@ func (b *builder) form(ts *ast.TypeSpec, dpos token.Pos) *Form {
 	b.fields(form, st, nil, props, 0)
 	form.Fingerprint = Fingerprint(st)
 	if len(form.Fields) == 0 && len(b.diags) == before {
-		b.errorf(form.Pos, "form %s has no properties: a form with nothing to fill in cannot be sent", form.Name)
+		if len(form.unexported) > 0 {
+			b.errorf(form.Pos, "form %s has no properties: its fields (%s) are unexported, and encoding/json skips those; export them", form.Name, strings.Join(form.unexported, ", "))
+		} else {
+			b.errorf(form.Pos, "form %s has no properties: a form with nothing to fill in cannot be sent", form.Name)
+		}
 	}
 	if len(form.Fields) > maxFields {
 		b.errorf(form.Pos, "form %s has %d properties; at most %d are supported", form.Name, len(form.Fields), maxFields)
@@ -444,6 +488,7 @@ func (b *builder) fields(form *Form, st *types.Struct, path []string, props map[
 			}
 		}
 		if !v.Exported() {
+			form.unexported = append(form.unexported, v.Name())
 			continue // encoding/json and invopop ignore unexported fields
 		}
 		name := v.Name()
@@ -476,6 +521,7 @@ func (b *builder) fields(form *Form, st *types.Struct, path []string, props map[
 		if vt, ok := reflectTagLookup(tag, "validate"); ok {
 			b.validateTag(f, vt)
 		}
+		typeRange(f)
 		if f.Pointer && f.Required && !b.explicitRequired(schemaTag) && !f.NonZero {
 			f.Required = false
 			f.Additions = append(f.Additions, Addition{f.Name, "required", ReasonPointerOptional})
@@ -519,9 +565,12 @@ func docText(cg *ast.CommentGroup) string {
 	return strings.Join(paras, "\n\n")
 }
 
-func isTime(t types.Type) bool {
-	n, ok := t.(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "time" && n.Obj().Name() == "Time"
+func isTime(t types.Type) bool { return isNamed(t, "time", "Time") }
+
+// isNamed reports whether t is the named type path.name.
+func isNamed(t types.Type, path, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == path && n.Obj().Name() == name
 }
 
 // fieldType classifies the field's Go type, reporting types outside the subset.
@@ -543,6 +592,11 @@ func (b *builder) fieldType(f *Field, v *types.Var) bool {
 	if isTime(t) {
 		f.Kind = KindTime
 		return true
+	}
+	if isNamed(t, "time", "Duration") {
+		// It would be a bare integer of nanoseconds to the user.
+		b.errorf(f.Pos, "field %s: time.Duration is not supported: the user would have to type nanoseconds; use an integer field of seconds (or minutes), or a string parsed with time.ParseDuration", f.GoName)
+		return false
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
@@ -604,6 +658,42 @@ func (b *builder) fieldType(f *Field, v *types.Var) bool {
 
 func (b *builder) typeString(t types.Type) string { return types.TypeString(t, b.qualifier) }
 
+// typeRange gives a sized integer field the bounds of its Go type where
+// the tags give none: the decoder enforces the range anyway, and a client
+// that is not told lets the user type 300 into a uint8. Bounds from tags
+// are never wider (parseBound rejects those). int and int64, and the
+// maximum of uint and uint64, are left out: a JSON number cannot carry
+// them exactly, and no one types them.
+func typeRange(f *Field) {
+	var lo, hi string
+	switch f.Kind {
+	case KindInt:
+		if f.Bits == 64 {
+			return
+		}
+		l, h := intRange(f.Bits)
+		lo, hi = strconv.FormatInt(l, 10), strconv.FormatInt(h, 10)
+	case KindUint:
+		lo = "0"
+		if f.Bits < 64 {
+			hi = strconv.FormatUint(uintMax(f.Bits), 10)
+		}
+	default:
+		return
+	}
+	s := f.Schema
+	if s.Minimum == "" {
+		n := json.Number(lo)
+		s.Minimum, f.Minimum = n, &n
+		f.Additions = append(f.Additions, Addition{f.Name, "minimum", ReasonIntRange})
+	}
+	if hi != "" && s.Maximum == "" {
+		n := json.Number(hi)
+		s.Maximum, f.Maximum = n, &n
+		f.Additions = append(f.Additions, Addition{f.Name, "maximum", ReasonIntRange})
+	}
+}
+
 func intBits(k types.BasicKind) int {
 	switch k {
 	case types.Int8, types.Uint8:
@@ -646,7 +736,7 @@ func (b *builder) enumOf(named *types.Named, usePos token.Pos) *Enum {
 		}
 		val := constant.StringVal(c.Val())
 		if val == "" {
-			b.errorf(c.Pos(), "enum member %s of %s is empty: clients cannot show an empty choice", c.Name(), named.Obj().Name())
+			b.errorf(c.Pos(), "enum member %s of %s is empty: clients cannot show an empty choice; remove it, and make the field optional with omitempty for \"no choice\"", c.Name(), named.Obj().Name())
 			continue
 		}
 		if seen[val] {
@@ -654,7 +744,7 @@ func (b *builder) enumOf(named *types.Named, usePos token.Pos) *Enum {
 		}
 		seen[val] = true
 		m := EnumMember{Const: c.Name(), Value: val}
-		if vs := b.constSpecs[c.Pos()]; vs != nil {
+		if vs := b.constSpec(c); vs != nil {
 			if vs.Comment != nil {
 				m.Title = docText(vs.Comment)
 			} else if vs.Doc != nil {
@@ -918,7 +1008,7 @@ func (b *builder) schemaTag(f *Field, tag string) {
 				continue
 			}
 			if val == "" {
-				b.errorf(f.Pos, "field %s: empty enum member: clients cannot show an empty choice", f.GoName)
+				b.errorf(f.Pos, "field %s: empty enum member: clients cannot show an empty choice; remove it, and make the field optional with omitempty for \"no choice\"", f.GoName)
 				continue
 			}
 			enum = append(enum, val)

@@ -254,18 +254,28 @@ func tryValidator(v any, tag string) (err error) {
 // credential reports a property that looks like it asks for a secret:
 // form mode must not, URL mode exists for that.
 func (b *builder) credential(f *Field, reason string, allowed bool) {
-	for _, text := range []string{f.Name, f.Schema.Title} {
-		if text == "" {
-			continue
-		}
-		what, ok := subset.Credential(text)
-		if !ok {
-			continue
-		}
-		if allowed {
-			return
-		}
-		b.errorf(f.Pos, "field %s: property %q looks like it asks for %s; form mode must not ask for credentials (use URL mode, or mark the field //%s:%s <reason>)", f.GoName, text, what, DirectivePrefix, DirectiveAllowCredential)
+	what, ok := subset.Credential(f.Name)
+	where := ""
+	if t := f.Schema.Title; !ok && t != "" {
+		what, ok = subset.Credential(t)
+		where = fmt.Sprintf(" (title %q)", t)
+	}
+	if d := f.Schema.Description; !ok && d != "" {
+		// Descriptions are prose: only the unambiguous phrases count.
+		what, ok = subset.CredentialInProse(d)
+		where = fmt.Sprintf(" (description %q)", shorten(d, 60))
+	}
+	if !ok || allowed {
 		return
 	}
+	b.errorf(f.Pos, "field %s: property %q%s looks like it asks for %s; form mode must not ask for credentials (use URL mode, or mark the field //%s:%s <reason>)", f.GoName, f.Name, where, what, DirectivePrefix, DirectiveAllowCredential)
+}
+
+// shorten cuts s to at most n runes, marking the cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

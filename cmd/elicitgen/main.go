@@ -33,6 +33,14 @@
 // and is byte-for-byte the same for the same input; it is rewritten only
 // when its contents change.
 //
+// Run go generate again after editing a form or an enum it uses. Code
+// generated for an older version of the struct fails to build (a field's
+// name or type changed, or an enum constant's value: each is pinned, with
+// a "run go generate" comment at the line that fails) or panics at init
+// (a struct tag changed). What still compiles, such as a new enum
+// constant, a new title or an edited doc comment, elicitvet reports as
+// "generated code for PeerForm is out of date".
+//
 // # What a form may hold
 //
 // Property names and optionality follow encoding/json and
@@ -43,7 +51,18 @@
 // those, named string types with constants (an enum; when every constant has
 // a comment, the comments become titles), and slices of such an enum (a
 // multi-select). Embedded structs are flattened. A field's doc comment
-// becomes its description.
+// becomes its description. The titles of an enum type declared in another
+// package are read from that package's source file; when it cannot be
+// read (a build with -trimpath), the enum is sent untitled.
+//
+// A sized integer type tells the client its range: an int8, int16, int32,
+// uint8, uint16 or uint32 field gets the minimum and maximum of its type
+// unless its tags give narrower ones, and uint and uint64 get minimum 0
+// (int and int64 get none; JSON numbers do not carry their limits exactly).
+// Any other named integer type is a plain integer: its constants and
+// String method are not used. time.Duration is refused, as the user would
+// have to type nanoseconds: use an integer of seconds, or a string parsed
+// with time.ParseDuration.
 //
 // The jsonschema tag takes title, description, enum, default, minLength,
 // maxLength, format (email, uri, date, date-time), minimum, maximum,
@@ -56,8 +75,11 @@
 // problem at once, and nothing is written: nested structs, maps, other
 // slices, interfaces, pointers to structs, unknown or malformed tag keys,
 // pattern, defaults that do not fit, duplicate property names, and
-// properties that look like they ask for a credential (form mode must not;
-// use URL mode). A field that only looks like one can say why it is fine:
+// properties whose name, title or description looks like it asks for a
+// credential (form mode must not; use URL mode). Names and titles are
+// checked for words such as token, PIN and secret and phrases such as
+// password, API key and card number; descriptions, being prose, only for
+// the phrases. A field that only looks like one can say why it is fine:
 //
 //	//elicit:allow-credential the key id is public, not the key
 //	KeyID string `json:"key_id"`
@@ -73,7 +95,8 @@
 //		generate for these struct types, marked or not; by default every
 //		type marked //elicit:form
 //	-output file
-//		write to file instead of <package>_elicit.go in the package directory
+//		write to file instead of <package>_elicit.go; the file must be in
+//		the package directory, as it declares methods of the package's types
 //	-tags tag,list
 //		build tags to apply when loading the package
 //

@@ -6,6 +6,13 @@
 //	go vet -vettool=$(which elicitvet) ./...
 //
 // It reports on the field itself every problem elicitgen would report.
+// It also regenerates each file elicitgen wrote, in memory and with
+// elicitgen's own code, and reports at the form when the committed file
+// differs, for edits go build does not catch (a new enum constant, a new
+// title or doc comment, a changed tag):
+//
+//	peer.go:12:6: generated code for PeerForm is out of date (its schema in bgp_elicit.go differs): run go generate
+//
 // Run "elicitvet help" for the analyzer's flags.
 package main
 

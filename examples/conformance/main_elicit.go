@@ -19,6 +19,21 @@ func init() {
 	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xccea2804f7e939f5)
 }
 
+// An enum constant's value changed after generation: run go generate. A line here stops
+// compiling (duplicate key false) when its constant no longer has the value the schema
+// and the decoder below offer. The function is never called.
+func _() {
+	_ = map[bool]int{false: 0, Option1 == "option1": 1}
+	_ = map[bool]int{false: 0, Option2 == "option2": 1}
+	_ = map[bool]int{false: 0, Option3 == "option3": 1}
+	_ = map[bool]int{false: 0, Value1 == "value1": 1}
+	_ = map[bool]int{false: 0, Value2 == "value2": 1}
+	_ = map[bool]int{false: 0, Value3 == "value3": 1}
+	_ = map[bool]int{false: 0, Choice1 == "value1": 1}
+	_ = map[bool]int{false: 0, Choice2 == "value2": 1}
+	_ = map[bool]int{false: 0, Choice3 == "value3": 1}
+}
+
 // This conversion stops compiling when the fields of UserInfoForm change: run go generate.
 var _ = UserInfoForm(struct {
 	Username string

@@ -16,6 +16,15 @@ func init() {
 	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xdfc5c955743efd3e)
 }
 
+// An enum constant's value changed after generation: run go generate. A line here stops
+// compiling (duplicate key false) when its constant no longer has the value the schema
+// and the decoder below offer. The function is never called.
+func _() {
+	_ = map[bool]int{false: 0, IPv4Unicast == "ipv4-unicast": 1}
+	_ = map[bool]int{false: 0, IPv6Unicast == "ipv6-unicast": 1}
+	_ = map[bool]int{false: 0, L2VPNEVPN == "l2vpn-evpn": 1}
+}
+
 // This conversion stops compiling when the fields of CommandForm change: run go generate.
 var _ = CommandForm(struct {
 	Command string

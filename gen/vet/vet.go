@@ -7,11 +7,23 @@
 //
 //	go vet -vettool=$(which elicitvet) ./...
 //
-// Types selected only with elicitgen's -type flag are not seen here: the
-// analyzer knows forms by their directive.
+// It also regenerates, in memory and with elicitgen's own pipeline, every
+// file elicitgen wrote in the package, and reports at the form
+//
+//	generated code for PeerForm is out of date (its schema in bgp_elicit.go differs): run go generate
+//
+// when the committed file differs: an enum constant added or retitled,
+// a doc comment or a tag edited since the last go generate (a changed
+// constant value already fails to compile, at its guard).
+//
+// Types selected only with elicitgen's -type flag are not checked against
+// the subset here, as the analyzer knows forms by their directive; their
+// generated code is still checked for being up to date.
 package vet
 
 import (
+	"os"
+
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/go-elicit/elicit/gen"
@@ -21,7 +33,7 @@ import (
 // subset.
 var Analyzer = &analysis.Analyzer{
 	Name:             "elicit",
-	Doc:              "check //elicit:form structs against the MCP elicitation schema subset\n\nThe analyzer reports every field that elicitgen would reject: types outside the subset, unknown or malformed jsonschema and validate tag keys, defaults that do not fit, duplicate properties and credential-like properties.",
+	Doc:              "check //elicit:form structs against the MCP elicitation schema subset\n\nThe analyzer reports every field that elicitgen would reject: types outside the subset, unknown or malformed jsonschema and validate tag keys, defaults that do not fit, duplicate properties and credential-like properties, and generated code that is out of date with its forms.",
 	URL:              "https://pkg.go.dev/github.com/go-elicit/elicit/gen/vet",
 	RunDespiteErrors: true,
 	Run:              run,
@@ -34,6 +46,13 @@ func run(pass *analysis.Pass) (any, error) {
 	src := &gen.Source{Fset: pass.Fset, Files: pass.Files, Pkg: pass.Pkg, Info: pass.TypesInfo}
 	forms, diags := gen.Build(src, nil)
 	diags = append(diags, gen.Check(forms)...)
+	if len(diags) == 0 {
+		read := pass.ReadFile
+		if read == nil {
+			read = os.ReadFile
+		}
+		diags = gen.Stale(src, read)
+	}
 	gen.SortDiagnostics(diags)
 	for _, d := range diags {
 		pass.Reportf(d.Pos, "%s", d.Message)

@@ -110,6 +110,29 @@ func Credential(name string) (what string, ok bool) {
 	return "", false
 }
 
+// CredentialInProse is Credential for a description: prose uses "token",
+// "pin" and "secret" innocently ("a secret santa", "pin the version"), so
+// it recognises only the run-together phrases ("password", "API key",
+// "card number"), and only where one starts a word and ends in the last
+// word it spans ("API keys", "your password"), not inside a run of words
+// that merely spell it ("compass words").
+func CredentialInProse(text string) (what string, ok bool) {
+	ws := splitWords(text)
+	for i := range ws {
+		joined := ""
+		for j := i; j < len(ws) && j < i+4; j++ {
+			joined += ws[j]
+			before := len(joined) - len(ws[j]) // the length of the words before ws[j]
+			for _, c := range compounds {
+				if len(c.text) > before && strings.HasPrefix(joined, c.text) {
+					return c.what, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
 // splitWords lowercases s and splits it into words at every rune that is not
 // a letter or digit and at camelCase boundaries: "myAPIKey2" gives "my",
 // "api", "key2". Digits stay with the word before them.

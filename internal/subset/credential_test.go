@@ -109,3 +109,35 @@ func TestSplitWords(t *testing.T) {
 		}
 	}
 }
+
+func TestCredentialInProse(t *testing.T) {
+	secrets := map[string]string{
+		"Enter your password.":                   "a password",
+		"The API keys of the account":            "an API key",
+		"Your card number, without spaces":       "a payment card number",
+		"paste the access token here":            "a token",
+		"Passwords are checked on the server":    "a password",
+		"the bank account to pay into":           "a bank account number",
+		"Write down the recovery phrase somehow": "a wallet seed phrase",
+	}
+	for text, want := range secrets {
+		if got, ok := CredentialInProse(text); !ok || got != want {
+			t.Errorf("CredentialInProse(%q) = %q, %v; want %q", text, got, ok, want)
+		}
+	}
+	prose := []string{
+		"",
+		"Pin the version; keep the token count low.",
+		"It is no secret that the token budget is small.",
+		"Compass words point north.",
+		"The keyboard layout",
+		"Your PIN code", // a whole word: fine in prose, flagged in a name
+		"A credential-free description",
+		"bypass the cache",
+	}
+	for _, text := range prose {
+		if what, ok := CredentialInProse(text); ok {
+			t.Errorf("CredentialInProse(%q) = %q, true; want false", text, what)
+		}
+	}
+}

@@ -66,14 +66,14 @@ func TestValidate(t *testing.T) {
 	}
 	d.Problem("addr", "was already bad")
 	d.Validate(&vForm{Addr: "x", Host: "-x-", Skip: "", Bare: "toolong", Num: 1})
-	want := `elicit: invalid content: "Bare" must be at most 1; "addr" was already bad; "host" must be a host name; "num" must be greater than 1`
+	want := `elicit: invalid content: "Bare" must be at most 1 character; "addr" was already bad; "host" must be a host name; "num" must be greater than 1`
 	// Skip has no JSON name, so validator reports it by its Go name.
 	err := d.Err()
 	if err == nil {
 		t.Fatal("no error")
 	}
 	got := err.Error()
-	if got != want && got != `elicit: invalid content: "Bare" must be at most 1; "Skip" is required; "addr" was already bad; "host" must be a host name; "num" must be greater than 1` {
+	if got != want && got != `elicit: invalid content: "Bare" must be at most 1 character; "Skip" is required; "addr" was already bad; "host" must be a host name; "num" must be greater than 1` {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	if err := ValidationProblems(Validator().Struct(&vForm{Addr: "::1", Host: "example.com", Skip: "s", Num: 2})); err != nil {

@@ -3,6 +3,7 @@ package formimpl
 import (
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -59,7 +60,7 @@ func (d *Decoder) Validate(v any) {
 		if d.Failed(fe.Field()) {
 			continue
 		}
-		d.Problem(fe.Field(), validationMessage(fe.Tag(), fe.Param()))
+		d.Problem(fe.Field(), validationMessage(fe.Tag(), fe.Param(), fe.Kind()))
 	}
 }
 
@@ -80,7 +81,7 @@ func (d *Decoder) ValidateVar(property string, value any, tag string) {
 		return
 	}
 	for _, fe := range verrs {
-		d.Problem(property, validationMessage(fe.Tag(), fe.Param()))
+		d.Problem(property, validationMessage(fe.Tag(), fe.Param(), fe.Kind()))
 	}
 }
 
@@ -96,13 +97,18 @@ func ValidationProblems(err error) error {
 		return err
 	}
 	for _, fe := range verrs {
-		d.Problem(fe.Field(), validationMessage(fe.Tag(), fe.Param()))
+		d.Problem(fe.Field(), validationMessage(fe.Tag(), fe.Param(), fe.Kind()))
 	}
 	return d.Err()
 }
 
 // validationMessage words a failed validate tag like the decoder's messages.
-func validationMessage(tag, param string) string {
+// The size tags count what the value's kind has: a string's characters, a
+// slice's or map's items, a number itself.
+func validationMessage(tag, param string, kind reflect.Kind) string {
+	if msg, ok := sizeMessage(tag, param, kind); ok {
+		return msg
+	}
 	switch tag {
 	case "required":
 		return "is required"
@@ -155,4 +161,37 @@ func validationMessage(tag, param string) string {
 		return "fails the " + tag + "=" + param + " check"
 	}
 	return "fails the " + tag + " check"
+}
+
+// sizeMessage words min, max, len, gt, gte, lt and lte on a string (in
+// characters, as validator counts runes) or a slice, array or map (in
+// items), as the decoder words minLength and minItems.
+func sizeMessage(tag, param string, kind reflect.Kind) (string, bool) {
+	var unit, verb string
+	switch kind {
+	case reflect.String:
+		unit, verb = "character", "be"
+	case reflect.Slice, reflect.Array, reflect.Map:
+		unit, verb = "item", "have"
+	default:
+		return "", false
+	}
+	n, err := strconv.Atoi(param)
+	if err != nil || n < 0 {
+		return "", false
+	}
+	count := plural(n, unit)
+	switch tag {
+	case "min", "gte":
+		return "must " + verb + " at least " + count, true
+	case "max", "lte":
+		return "must " + verb + " at most " + count, true
+	case "len", "eq":
+		return "must " + verb + " exactly " + count, true
+	case "gt":
+		return "must " + verb + " more than " + count, true
+	case "lt":
+		return "must " + verb + " fewer than " + count, true
+	}
+	return "", false
 }

@@ -23,12 +23,14 @@ import (
 type Addition = gen.Addition
 
 // Reasons are the only differences from invopop the generator may make,
-// each named in DESIGN.md's list of additions.
+// each documented with its constant in gen/model.go and in cmd/elicitgen's
+// manual.
 var Reasons = []string{
 	gen.ReasonDocComment,
 	gen.ReasonEnumConstants,
 	gen.ReasonPointerOptional,
 	gen.ReasonValidateTag,
+	gen.ReasonIntRange,
 }
 
 // Outcome renders a decode result: "ok <value as JSON>" or "err <message>".

@@ -1,0 +1,194 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Stale compares each file elicitgen wrote in src's package with what
+// elicitgen makes of the package now, through the same Build, Check and
+// Emit, and reports every form whose generated code differs, at the form:
+// an enum constant added or retitled, a doc comment or tag edited without
+// running go generate. read returns a file's bytes (an analysis pass's
+// ReadFile, which sees unsaved editor buffers, or os.ReadFile).
+//
+// A file's forms are the types its ElicitForm methods belong to, so files
+// written with -type and -output are regenerated as they were. A form
+// marked //elicit:form that no file holds is reported too, unless the
+// package has no generated file at all (it was never generated; code that
+// uses the form does not compile yet, which says enough). Test files are
+// left out, as elicitgen leaves them out. When the package has problems of
+// its own, Stale reports nothing: Build and Check report those.
+func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic {
+	type generated struct {
+		name  string
+		pos   token.Pos
+		src   []byte
+		forms []string
+	}
+	var files []*generated
+	var diags []Diagnostic
+	base := &Source{Fset: src.Fset, Pkg: src.Pkg, Info: src.Info}
+	for _, f := range src.Files {
+		tf := src.Fset.File(f.FileStart)
+		if tf == nil || strings.HasSuffix(tf.Name(), "_test.go") {
+			continue
+		}
+		base.Files = append(base.Files, f)
+		if !writtenByElicitgen(f) {
+			continue
+		}
+		b, err := read(tf.Name())
+		if err != nil {
+			diags = append(diags, Diagnostic{f.Package, fmt.Sprintf("cannot read generated file %s: %v", filepath.Base(tf.Name()), err)})
+			continue
+		}
+		files = append(files, &generated{name: tf.Name(), pos: f.Package, src: b, forms: formsIn(b)})
+	}
+	if len(files) == 0 {
+		return diags
+	}
+	marked, ds := Build(base, nil)
+	if len(ds) > 0 {
+		return diags
+	}
+	// Marked forms no file holds belong in the default output file, or
+	// the first generated file when there is none by that name.
+	held := map[string]bool{}
+	for _, g := range files {
+		for _, n := range g.forms {
+			held[n] = true
+		}
+	}
+	home := files[0]
+	for _, g := range files {
+		if filepath.Base(g.name) == strings.ToLower(src.Pkg.Name())+"_elicit.go" {
+			home = g
+		}
+	}
+	missing := map[string]bool{}
+	for _, form := range marked {
+		if !held[form.Name] {
+			home.forms = append(home.forms, form.Name)
+			missing[form.Name] = true
+		}
+	}
+	for _, g := range files {
+		if len(g.forms) == 0 {
+			continue
+		}
+		forms, ds := Build(base, g.forms)
+		if len(ds) > 0 {
+			continue // a form the file holds is gone: the file no longer compiles
+		}
+		if ds := Check(forms); len(ds) > 0 {
+			continue
+		}
+		want, err := Emit(src.Pkg, forms)
+		if err != nil {
+			diags = append(diags, Diagnostic{g.pos, fmt.Sprintf("cannot regenerate %s: %v", filepath.Base(g.name), err)})
+			continue
+		}
+		if bytes.Equal(want, g.src) {
+			continue
+		}
+		file := filepath.Base(g.name)
+		reported := false
+		for _, form := range forms {
+			why := ""
+			switch {
+			case missing[form.Name]:
+				why = file + " has none"
+			case !schemasIn(form, g.src):
+				why = "its schema in " + file + " differs"
+			case !bytes.Contains(g.src, []byte(fingerprintCall(form))):
+				why = "its struct tag check in " + file + " differs"
+			default:
+				decls, err := formDecls(src.Pkg, form)
+				if err != nil || !bytes.Contains(g.src, decls) {
+					why = "its decoder in " + file + " differs"
+				}
+			}
+			if why != "" {
+				diags = append(diags, Diagnostic{form.Pos, staleMessage(form.Name, why)})
+				reported = true
+			}
+		}
+		if !reported && len(forms) > 0 {
+			// Only what precedes the forms changed: the enum guards, the
+			// contract version.
+			diags = append(diags, Diagnostic{forms[0].Pos, staleMessage(forms[0].Name, "the header of "+file+" differs")})
+		}
+	}
+	return diags
+}
+
+func staleMessage(form, why string) string {
+	return fmt.Sprintf("generated code for %s is out of date (%s): run go generate", form, why)
+}
+
+// writtenByElicitgen reports whether f begins with the generated-file
+// header elicitgen writes.
+func writtenByElicitgen(f *ast.File) bool {
+	if len(f.Comments) == 0 || len(f.Comments[0].List) == 0 {
+		return false
+	}
+	c := f.Comments[0].List[0]
+	return c.Text == "// "+Header && c.Pos() < f.Package
+}
+
+// formsIn lists the receivers of the ElicitForm methods in a generated
+// file, in order; elicitgen writes each signature on one line.
+func formsIn(src []byte) []string {
+	var names []string
+	for _, line := range strings.Split(string(src), "\n") {
+		rest, ok := strings.CutPrefix(line, "func (*")
+		if !ok {
+			continue
+		}
+		if name, ok := strings.CutSuffix(rest, ") ElicitForm() *formimpl.Descriptor {"); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// schemasIn reports whether every schema of form appears in src as Emit
+// writes it.
+func schemasIn(form *Form, src []byte) bool {
+	for _, v := range form.Variants {
+		if v.Schema == nil {
+			continue
+		}
+		lit := strconv.Quote(string(v.Schema))
+		if s := string(v.Schema); !strings.ContainsAny(s, "`\r") && utf8.ValidString(s) {
+			lit = "`" + s + "`"
+		}
+		if !bytes.Contains(src, []byte(lit)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fingerprintCall is the form's line in the generated init, as emitHeader
+// writes it.
+func fingerprintCall(form *Form) string {
+	return fmt.Sprintf("formimpl.CheckFingerprint((*%s)(nil), %s, %#x)", form.Name, strconv.Quote(form.Name), form.Fingerprint)
+}
+
+// formDecls renders the declarations of one form as emitFile does, so that
+// an up-to-date file holds them verbatim.
+func formDecls(pkg *types.Package, form *Form) ([]byte, error) {
+	f := newJenFile(pkg)
+	(&emitter{file: f, pkg: pkg, form: form}).emit()
+	p := renderPart(pkg, f, true)
+	return p.decls, p.err
+}

@@ -1,0 +1,130 @@
+package gen
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const staleSource = `package deploy
+
+// Environment is where to deploy.
+type Environment string
+
+const (
+	Staging    Environment = "staging"    // Staging environment
+	Production Environment = "production" // Production environment
+)
+
+// DeployForm asks where to deploy.
+//
+//elicit:form
+type DeployForm struct {
+	// Env is the target.
+	Env    Environment ` + "`json:\"env\"`" + `
+	Reason string      ` + "`json:\"reason\" validate:\"min=3\"`" + `
+}
+`
+
+// staleCase writes a package from src, generates it, then replaces the
+// source with edited and runs Stale on the result.
+func staleCase(t *testing.T, dir, src, edited string) []string {
+	t.Helper()
+	file := filepath.Join(dir, "deploy.go")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := Load(dir, []string{"."}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src2 := pkgs[0].Source
+	var got []string
+	for _, d := range Stale(src2, os.ReadFile) {
+		p := src2.Fset.Position(d.Pos)
+		got = append(got, filepath.Base(p.Filename)+":"+strconv.Itoa(p.Line)+": "+d.Message)
+	}
+	return got
+}
+
+func TestStale(t *testing.T) {
+	root := goldenRoot(t)
+	const formLine = "deploy.go:14: "
+	cases := []struct {
+		name   string
+		edited string
+		want   []string
+	}{
+		{"unchanged", staleSource, nil},
+		{"constant added", strings.Replace(staleSource, "\tProduction ", "\tCanary Environment = \"canary\" // Canary\n\tProduction ", 1),
+			[]string{"deploy.go:15: generated code for DeployForm is out of date (its schema in deploy_elicit.go differs): run go generate"}},
+		{"title changed", strings.Replace(staleSource, "// Staging environment", "// Staging", 1),
+			[]string{formLine + "generated code for DeployForm is out of date (its schema in deploy_elicit.go differs): run go generate"}},
+		{"description changed", strings.Replace(staleSource, "// Env is the target.", "// Env is where it goes.", 1),
+			[]string{formLine + "generated code for DeployForm is out of date (its schema in deploy_elicit.go differs): run go generate"}},
+		{"validate tag changed", strings.Replace(staleSource, `validate:"min=3"`, `validate:"min=3,alpha"`, 1),
+			[]string{formLine + "generated code for DeployForm is out of date (its struct tag check in deploy_elicit.go differs): run go generate"}},
+		{"form added", staleSource + "\n//elicit:form\ntype OtherForm struct {\n\tName string `json:\"name\"`\n}\n",
+			[]string{"deploy.go:21: generated code for OtherForm is out of date (deploy_elicit.go has none): run go generate"}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(root, "stale"+strconv.Itoa(i))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			got := staleCase(t, dir, staleSource, c.edited)
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("Stale:\n got: %q\nwant: %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestEnumGuardFailsBuild changes an enum constant's value after
+// generation: the package must stop compiling at the guard.
+func TestEnumGuardFailsBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	root := goldenRoot(t)
+	dir := filepath.Join(root, "guard")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "deploy.go")
+	if err := os.WriteFile(file, []byte(staleSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	build := func() (string, error) {
+		cmd := exec.Command("go", "build", ".")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := build(); err != nil {
+		t.Fatalf("fresh output does not build: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(staleSource, `"staging"`, `"stage"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := build()
+	if err == nil {
+		t.Fatal("the package still builds after an enum constant changed its value")
+	}
+	if !strings.Contains(out, "deploy_elicit.go") || !strings.Contains(out, "duplicate key false") {
+		t.Errorf("build error does not point at the guard:\n%s", out)
+	}
+}
