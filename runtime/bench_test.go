@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-elicit/elicit/runtime/formimpl"
+	"github.com/go-elicit/elicit/runtime/internal/testform"
 )
 
 // The round-trip benchmark and its floor: one elicitation of a two-field
@@ -216,65 +216,17 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 
 // The 2026-07-28 round trip: a tools/call answered input_required, then the
 // retry with inputResponses and the echoed requestState, answered complete.
-// The tool asks benchAskForm through Elicit[T], as generated code does.
+// The tool asks the generated testform.AskForm through Elicit[T].
 
-// benchAskForm is the two-field form of the modern benchmarks, written the
-// way elicitgen writes it (a runtime test cannot import generated code
-// that imports the runtime).
-type benchAskForm struct {
-	Name  string `json:"name"`
-	Count int64  `json:"count"`
-}
-
+// benchAskSchema is the requestedSchema of testform.AskForm, as the floor
+// writes it by hand.
 const benchAskSchema = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
 
-var benchAskDescriptor = &formimpl.Descriptor{
-	Name: "benchAskForm",
-	Key:  "ask_form",
-	Variants: []formimpl.Variant{
-		{Version: Version20250618, Schema: []byte(benchAskSchema)},
-		{Version: Version20251125, Schema: []byte(benchAskSchema)},
-		{Version: Version20260728, Schema: []byte(benchAskSchema)},
-	},
-}
-
-func (*benchAskForm) ElicitForm() *formimpl.Descriptor { return benchAskDescriptor }
-
-func (f *benchAskForm) ElicitDecode(content []byte) error {
-	var d formimpl.Decoder
-	d.Reset(content)
-	for d.Next() {
-		switch string(d.Key()) {
-		case "name":
-			if d.Field(0, "name") {
-				if v, ok := d.String("name"); ok {
-					f.Name = v
-				}
-			}
-		case "count":
-			if d.Field(1, "count") {
-				if v, ok := d.Int("count", -1<<63, 1<<63-1); ok {
-					f.Count = v
-				}
-			}
-		default:
-			d.Unknown()
-		}
-	}
-	if !d.Seen(0) {
-		d.Problem("name", "is required")
-	}
-	if !d.Seen(1) {
-		d.Problem("count", "is required")
-	}
-	return d.Err()
-}
-
-// newBenchModernServer serves the tool "ask" that elicits benchAskForm.
+// newBenchModernServer serves the tool "ask" that elicits testform.AskForm.
 func newBenchModernServer() *Server {
 	srv := NewServer(Options{Name: "bench", Version: "1", ElicitTimeout: -1})
 	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		form, err := Elicit[benchAskForm](ctx, req.Session, "Name and count?")
+		form, err := Elicit[testform.AskForm](ctx, req.Session, "Name and count?")
 		if err != nil {
 			return nil, err // ErrInputRequired on the first run
 		}

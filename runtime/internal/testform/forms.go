@@ -11,3 +11,12 @@ type NameForm struct {
 	// Who to greet.
 	Name string `json:"name" jsonschema:"title=Name,minLength=1,maxLength=40"`
 }
+
+// AskForm is the two-field form (a string and an integer) the runtime's
+// round-trip benchmarks ask, as internal/bench's flows do.
+//
+//elicit:form
+type AskForm struct {
+	Name  string `json:"name"`
+	Count int64  `json:"count"`
+}

@@ -12,6 +12,7 @@ const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
+	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
 }
 
 // This conversion stops compiling when the fields of NameForm change: run go generate.
@@ -53,5 +54,53 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 		}
 	}
 	d.Require(0, "name")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of AskForm change: run go generate.
+var _ = AskForm(struct {
+	Name  string
+	Count int64
+}{})
+
+// The requestedSchema of AskForm, the same for every protocol version that can carry it.
+const askFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
+
+var askFormDescriptor = &formimpl.Descriptor{
+	Name: "AskForm",
+	Key:  "ask_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(askFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(askFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(askFormSchema2025_06_18)},
+	},
+}
+
+// ElicitForm describes the AskForm form: its schema for each protocol version.
+func (*AskForm) ElicitForm() *formimpl.Descriptor {
+	return askFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted AskForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *AskForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "name":
+			if v, ok := d.StringField(0, "name", -1, -1, "", false); ok {
+				f.Name = v
+			}
+		case "count":
+			if v, ok := d.IntField(1, "count", -9223372036854775808, 9223372036854775807, false); ok {
+				f.Count = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "name")
+	d.Require(1, "count")
 	return d.Err()
 }
