@@ -38,7 +38,7 @@ func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
 		return newFormArgsDecoder[In](t)
 	}
 	if len(t.InputSchema) > 0 {
-		return func(raw json.RawMessage, in *In) error { return decodeArgs(raw, in, false, nil) }
+		return func(raw json.RawMessage, in *In) error { return decodeArgs(raw, in, argsRules{}) }
 	}
 	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
 	sch := r.Reflect(new(In))
@@ -48,18 +48,41 @@ func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
 		panic(fmt.Sprintf("elicit: AddTool %q: reflecting input schema: %v", t.Name, err))
 	}
 	t.InputSchema = raw
-	strict := sch.AdditionalProperties != nil && reflect.DeepEqual(sch.AdditionalProperties, jsonschema.FalseSchema)
-	required := slices.Clone(sch.Required)
-	validated := hasValidateTags(reflect.TypeFor[In]())
+	rules := argsRules{required: slices.Clone(sch.Required)}
+	if sch.AdditionalProperties != nil && reflect.DeepEqual(sch.AdditionalProperties, jsonschema.FalseSchema) && sch.Properties != nil {
+		rules.known = map[string]bool{}
+		for p := sch.Properties.Oldest(); p != nil; p = p.Next() {
+			rules.known[p.Key] = true
+		}
+	}
+	// validate tags are checked on the struct In is or points to.
+	st := reflect.TypeFor[In]()
+	for st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	validated := st.Kind() == reflect.Struct && hasValidateTags(st)
 	return func(raw json.RawMessage, in *In) error {
-		if err := decodeArgs(raw, in, strict, required); err != nil {
+		if err := decodeArgs(raw, in, rules); err != nil {
 			return err
 		}
-		if validated {
-			return formimpl.ValidationProblems(formimpl.Validator().Struct(in))
+		if !validated {
+			return nil
 		}
-		return nil
+		v := reflect.ValueOf(in).Elem()
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return nil
+			}
+			v = v.Elem()
+		}
+		return formimpl.ValidationProblems(formimpl.Validator().Struct(v.Interface()))
 	}
+}
+
+// argsRules are what a reflected inputSchema says of the arguments object.
+type argsRules struct {
+	required []string        // properties that must be present and not null
+	known    map[string]bool // the only properties allowed (exact names); nil: any
 }
 
 // newFormArgsDecoder serves a generated form as a tool's arguments.
@@ -85,30 +108,34 @@ func isAbsent(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-// decodeArgs decodes the arguments object into in with encoding/json,
-// rejecting unknown properties when strict and missing required ones, and
-// words encoding/json's errors by property.
-func decodeArgs[In any](raw json.RawMessage, in *In, strict bool, required []string) error {
+// decodeArgs decodes the arguments object into in with encoding/json, after
+// checking its property names exactly as the schema has them (encoding/json
+// would match "NOTE" to "note"): no unknown ones, every required one present
+// and not null. It words encoding/json's errors by property.
+func decodeArgs[In any](raw json.RawMessage, in *In, rules argsRules) error {
 	if isAbsent(raw) {
 		raw = json.RawMessage("{}")
 	}
 	var problems []formimpl.Problem
-	if len(required) > 0 {
+	if len(rules.required) > 0 || rules.known != nil {
 		var present map[string]json.RawMessage
 		if json.Unmarshal(raw, &present) != nil {
 			return &formimpl.ContentError{Problems: []formimpl.Problem{{Message: "the arguments must be a JSON object"}}}
 		}
-		for _, name := range required {
-			if _, ok := present[name]; !ok {
+		for _, name := range rules.required {
+			if v, ok := present[name]; !ok || string(bytes.TrimSpace(v)) == "null" {
 				problems = append(problems, formimpl.Problem{Property: name, Message: "is required"})
 			}
 		}
+		if rules.known != nil {
+			for name := range present {
+				if !rules.known[name] {
+					problems = append(problems, formimpl.Problem{Property: name, Message: "is not an argument of this tool"})
+				}
+			}
+		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if strict {
-		dec.DisallowUnknownFields()
-	}
-	if err := dec.Decode(in); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(in); err != nil {
 		problems = append(problems, argsProblem(err))
 	}
 	if len(problems) == 0 {

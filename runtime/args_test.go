@@ -25,6 +25,9 @@ func TestTypedToolArguments(t *testing.T) {
 	AddTool(f.srv, Tool{Name: "greet"}, func(ctx context.Context, req *CallToolRequest, in testform.NameForm) (*CallToolResult, error) {
 		return TextResult("hello " + in.Name), nil
 	})
+	AddTool(f.srv, Tool{Name: "deploy-ptr"}, func(ctx context.Context, req *CallToolRequest, in *deployArgs) (*CallToolResult, error) {
+		return TextResult("ptr " + in.Service), nil
+	})
 	AddTool(f.srv, Tool{Name: "own", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *CallToolRequest, in deployArgs) (*CallToolResult, error) {
 		return TextResult("own " + in.Service), nil
 	})
@@ -71,6 +74,11 @@ func TestTypedToolArguments(t *testing.T) {
 		{"greet", `{"name":""}`, `"name" must be at least 1 character`, true},
 		{"greet", `{"name":"ada","age":3}`, `"age"`, true},
 		{"own", `{"service":"api","zzz":1}`, "own api", false}, // its own schema: lenient
+		{"deploy", `{"service":null}`, `"service" is required`, true},
+		{"deploy", `{"service":"api","NOTE":"x"}`, `"NOTE" is not an argument of this tool`, true},
+		{"deploy", `{"Service":"api"}`, `"Service" is not an argument of this tool; "service" is required`, true},
+		{"deploy-ptr", `{"service":"api","replicas":2}`, "ptr api", false},
+		{"deploy-ptr", `{"service":"api","replicas":50}`, `"replicas" must be at most 10`, true},
 	} {
 		resp, _ := c.callTool(tc.tool, tc.args)
 		text, isErr := resultText(t, c.expect(resp, 200))

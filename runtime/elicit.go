@@ -336,7 +336,12 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 	// Keys are positional: the same list on every run finds its answers.
 	// A pass whose keys were all answered with accept means the handler
 	// still needs them: the next pass asks them again under the next keys.
-	for {
+	// Each input_required round can answer one pass, so more answered
+	// passes than rounds (a client offering answers up front) are bounded.
+	for pass := 0; ; pass++ {
+		if pass > s.modern.Round()+1 {
+			return ErrorResult("%s (the URL interaction is still not complete)", e.Message), nil
+		}
 		for _, el := range data.Elicitations {
 			params := make([]byte, 0, len(el.Message)+len(el.URL)+48)
 			params = append(params, `{"mode":"url","message":`...)

@@ -54,10 +54,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 }
 
 // ServeStdioProcess is ServeStdio on os.Stdin and os.Stdout, until stdin
-// closes or ctx ends. On Unix it keeps stdout for the protocol alone while
-// it serves: whatever else the process writes to stdout (fmt.Println, a
-// logger made on os.Stdout, a C library) goes to stderr instead of
-// corrupting the MCP stream.
+// closes or ctx ends. On Unix, when os.Stdout is the process's standard
+// output, it keeps that for the protocol alone while it serves: whatever
+// else the process writes to stdout (fmt.Println, a logger made on
+// os.Stdout, a C library) goes to stderr instead of corrupting the MCP
+// stream. A program that reassigned os.Stdout is served on that file as is.
 func (s *Server) ServeStdioProcess(ctx context.Context) error {
 	out, restore := takeStdout()
 	defer restore()

@@ -79,3 +79,41 @@ func TestServeStdioProcessKeepsStdout(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStdioProcessReassignedStdout: a program that pointed os.Stdin and
+// os.Stdout at pipes is served on them, and descriptor 1 is left alone.
+func TestServeStdioProcessReassignedStdout(t *testing.T) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldIn, oldOut := os.Stdin, os.Stdout
+	os.Stdin, os.Stdout = inR, outW
+	defer func() { os.Stdin, os.Stdout = oldIn, oldOut }()
+	srv := NewServer(Options{})
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdioProcess(context.Background()) }()
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"protocolVersion":"2025-06-18"`) {
+		t.Fatalf("response on the reassigned stdout: %q, %v", line, err)
+	}
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeStdioProcess: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdioProcess did not return after stdin closed")
+	}
+	outW.Close()
+	outR.Close()
+	inR.Close()
+}

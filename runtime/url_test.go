@@ -188,3 +188,23 @@ func TestURLElicitationRequiredEveryProtocol(t *testing.T) {
 		}
 	}
 }
+
+// TestURLRequiredAnswersOfferedUpFront: a first request that offers many
+// accepted answers up front costs a bounded number of passes, not one per
+// answer, and ends the call instead of sealing them all.
+func TestURLRequiredAnswersOfferedUpFront(t *testing.T) {
+	f := newFixture(t, Options{})
+	f.srv.AddTool(Tool{Name: "needs-login"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		return nil, URLElicitationRequired("sign in first", URLElicitation{ElicitationID: "e1", URL: "https://auth.example/e1", Message: "Sign in"})
+	})
+	var b strings.Builder
+	b.WriteString(`{"url_required":{"action":"accept"}`)
+	for i := 2; i <= 5000; i++ {
+		fmt.Fprintf(&b, `,"url_required_%d":{"action":"accept"}`, i)
+	}
+	b.WriteString("}")
+	r := f.newClient().modernCallTool("needs-login", `{}`, modernCapsURL, `"inputResponses":`+b.String())
+	if str(r.Result["resultType"]) != "complete" || string(r.Result["isError"]) != "true" || !strings.Contains(string(r.Result["content"]), "still not complete") {
+		t.Fatalf("got %v", r.Result)
+	}
+}
