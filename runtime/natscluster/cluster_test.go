@@ -1,6 +1,7 @@
 package natscluster_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -176,21 +177,30 @@ func TestModernCallsAnyReplica(t *testing.T) {
 	}
 }
 
-// DELETE on one replica wakes an elicitation waiting on another, and the
-// session is gone everywhere.
-func TestDeleteElsewhereWakesWaiter(t *testing.T) {
+// callWaitingElsewhere starts three clustered replicas, opens a session on
+// the first and leaves a call waiting for its elicitation answer on the
+// third; the client and the call's stream close with the test.
+func callWaitingElsewhere(t *testing.T) (*topology, *rawClient, *http.Response, *bufio.Reader) {
+	t.Helper()
 	top := newTopology(t, startNATS(t), 3)
-	a, b, c := top.replicas[0], top.replicas[1], top.replicas[2]
 	cl := newRawClient()
-	defer cl.close()
-	if err := cl.initialize(a.url); err != nil {
+	t.Cleanup(cl.close)
+	if err := cl.initialize(top.replicas[0].url); err != nil {
 		t.Fatal(err)
 	}
-	resp, br, _, err := cl.call(c.url, "x") // the call waits on c
+	resp, br, _, err := cl.call(top.replicas[2].url, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	t.Cleanup(func() { resp.Body.Close() })
+	return top, cl, resp, br
+}
+
+// DELETE on one replica wakes an elicitation waiting on another, and the
+// session is gone everywhere.
+func TestDeleteElsewhereWakesWaiter(t *testing.T) {
+	top, cl, resp, br := callWaitingElsewhere(t)
+	b, c := top.replicas[1], top.replicas[2]
 	del, err := cl.do(http.MethodDelete, b.url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -229,18 +239,8 @@ func TestDeleteElsewhereWakesWaiter(t *testing.T) {
 // A client's notifications/cancelled that lands on another replica than the
 // call it names reaches that call: its handler's context ends.
 func TestCancelElsewhereReachesTheCall(t *testing.T) {
-	top := newTopology(t, startNATS(t), 3)
+	top, cl, _, _ := callWaitingElsewhere(t)
 	a, b, c := top.replicas[0], top.replicas[1], top.replicas[2]
-	cl := newRawClient()
-	defer cl.close()
-	if err := cl.initialize(a.url); err != nil {
-		t.Fatal(err)
-	}
-	resp, _, _, err := cl.call(c.url, "x") // the call waits on c
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	cancel, err := cl.do(http.MethodPost, b.url, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"user hit stop"}}`, cl.n)))
 	if err != nil {
 		t.Fatal(err)
