@@ -154,9 +154,6 @@ func argsProblem(err error) formimpl.Problem {
 		}
 		return formimpl.Problem{Property: te.Field, Message: "must be " + jsonKind(te.Type)}
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return formimpl.Problem{Property: strings.Trim(name, `"`), Message: "is not an argument of this tool"}
-	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return formimpl.Problem{Message: "the arguments are not valid JSON: " + se.Error()}
