@@ -338,17 +338,20 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 	// still needs them: the next pass asks them again under the next keys.
 	// Each input_required round can answer one pass, so more answered
 	// passes than rounds (a client offering answers up front) are bounded.
+	asks := make([][]byte, len(data.Elicitations))
+	for i, el := range data.Elicitations {
+		params := make([]byte, 0, len(el.Message)+len(el.URL)+48)
+		params = append(params, `{"mode":"url","message":`...)
+		params = appendJSONString(params, el.Message)
+		params = append(params, `,"url":`...)
+		params = appendJSONString(params, el.URL)
+		asks[i] = append(params, '}')
+	}
 	for pass := 0; ; pass++ {
 		if pass > s.modern.Round()+1 {
 			return ErrorResult("%s (the URL interaction is still not complete)", e.Message), nil
 		}
-		for _, el := range data.Elicitations {
-			params := make([]byte, 0, len(el.Message)+len(el.URL)+48)
-			params = append(params, `{"mode":"url","message":`...)
-			params = appendJSONString(params, el.Message)
-			params = append(params, `,"url":`...)
-			params = appendJSONString(params, el.URL)
-			params = append(params, '}')
+		for _, params := range asks {
 			ans, ok := s.modern.Ask(urlRequiredKey, params)
 			if !ok {
 				continue
