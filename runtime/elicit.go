@@ -235,16 +235,11 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string, opts ...El
 		return "", &MissingCapabilityError{Mode: "url"}
 	}
 	elicitationID = newID()
-	params := make([]byte, 0, len(message)+len(url)+96)
-	params = append(params, `{"mode":"url","message":`...)
-	params = appendJSONString(params, message)
-	if s.modern == nil {
-		params = append(params, `,"elicitationId":`...)
-		params = appendJSONString(params, elicitationID)
+	id := elicitationID
+	if s.modern != nil {
+		id = "" // 2026-07-28 has no elicitation ids
 	}
-	params = append(params, `,"url":`...)
-	params = appendJSONString(params, url)
-	params = append(params, '}')
+	params := urlParams(message, url, id)
 	// The key must be the same on every run of the handler: a retry's answer
 	// is found by it.
 	res, err := s.ask(ctx, ElicitKey(urlKey, opts...), params)
@@ -255,6 +250,21 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string, opts ...El
 		return "", err
 	}
 	return elicitationID, nil
+}
+
+// urlParams are the elicitation/create params of a URL-mode ask; an empty
+// elicitationID is left out.
+func urlParams(message, url, elicitationID string) []byte {
+	params := make([]byte, 0, len(message)+len(url)+len(elicitationID)+64)
+	params = append(params, `{"mode":"url","message":`...)
+	params = appendJSONString(params, message)
+	if elicitationID != "" {
+		params = append(params, `,"elicitationId":`...)
+		params = appendJSONString(params, elicitationID)
+	}
+	params = append(params, `,"url":`...)
+	params = appendJSONString(params, url)
+	return append(params, '}')
 }
 
 // urlKey is the input-request key of URL elicitations on 2026-07-28.
@@ -340,12 +350,7 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 	// passes than rounds (a client offering answers up front) are bounded.
 	asks := make([][]byte, len(data.Elicitations))
 	for i, el := range data.Elicitations {
-		params := make([]byte, 0, len(el.Message)+len(el.URL)+48)
-		params = append(params, `{"mode":"url","message":`...)
-		params = appendJSONString(params, el.Message)
-		params = append(params, `,"url":`...)
-		params = appendJSONString(params, el.URL)
-		asks[i] = append(params, '}')
+		asks[i] = urlParams(el.Message, el.URL, "")
 	}
 	for pass := 0; ; pass++ {
 		if pass > s.modern.Round()+1 {
