@@ -342,19 +342,20 @@ func tryValidator(v any, tag string) (err error) {
 // credential reports a property that looks like it asks for a secret:
 // form mode must not, URL mode exists for that.
 func (b *builder) credential(f *Field, reason string, allowed bool) {
-	what, ok := subset.Credential(f.Name)
-	where := ""
-	if t := f.Schema.Title; !ok && t != "" {
-		what, ok = subset.Credential(t)
-		where = fmt.Sprintf(" (title %q)", t)
+	kind := f.Schema.Type
+	if f.Kind == KindEnum {
+		kind = "enum"
 	}
-	if d := f.Schema.Description; !ok && d != "" {
-		// Descriptions are prose: only the unambiguous phrases count.
-		what, ok = subset.CredentialInProse(d)
-		where = fmt.Sprintf(" (description %q)", shorten(d, 60))
-	}
+	what, seen, ok := subset.CredentialProperty(kind, f.Name, f.Schema.Title, f.Schema.Description)
 	if !ok || allowed {
 		return
+	}
+	where := ""
+	switch seen {
+	case "title":
+		where = fmt.Sprintf(" (title %q)", f.Schema.Title)
+	case "description":
+		where = fmt.Sprintf(" (description %q)", shorten(f.Schema.Description, 60))
 	}
 	b.errorf(f.Pos, "field %s: property %q%s looks like it asks for %s; form mode must not ask for credentials (use URL mode, or mark the field //%s:%s <reason>)", f.GoName, f.Name, where, what, DirectivePrefix, DirectiveAllowCredential)
 }

@@ -93,8 +93,11 @@
 // properties whose name, title or description looks like it asks for a
 // credential (form mode must not; use URL mode). Names and titles are
 // checked for words such as token, PIN and secret and phrases such as
-// password, API key and card number; descriptions, being prose, only for
-// the phrases. Unknown tag keys, validate rules, formats and directive
+// password, API key and card number, as the head of the name ("github_pat",
+// "new_password"; not "secret_name", "pin_version" or "max_tokens");
+// descriptions, being prose, only for the phrases, near their start. A
+// boolean or an enum is never taken for a credential, and a number only
+// for a PIN, a card number or a one-time code. Unknown tag keys, validate rules, formats and directive
 // names within a small edit distance of a known one get "did you mean".
 // A field that only looks like one can say why it is fine:
 //
