@@ -3,6 +3,7 @@ package gen
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -50,7 +51,7 @@ func (b *builder) directiveComments() {
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
 				if fixed, ok := spacedDirective(c.Text); ok {
-					b.errorf(c.Slash, "%q is not read as a directive: write %s, with no space after the slashes", c.Text, fixed)
+					b.errorf(c.Slash, "%q is not read as a directive: write %s, in lower case with no spaces", c.Text, fixed)
 					continue
 				}
 				d, ok := ast.ParseDirective(c.Slash, c.Text)
@@ -118,8 +119,8 @@ func (b *builder) detachedHint(f *ast.File, cg *ast.CommentGroup) string {
 }
 
 // spacedDirective recognises an elicit directive written like a comment,
-// "// elicit:form" or "//Elicit:form", which Go does not read as a
-// directive, and returns it as it should be written.
+// "// elicit:form", "//Elicit:form" or "//elicit: form", which Go does not
+// read as a directive, and returns it as it should be written.
 func spacedDirective(text string) (string, bool) {
 	body, ok := strings.CutPrefix(text, "//")
 	if !ok {
@@ -132,7 +133,14 @@ func spacedDirective(text string) (string, bool) {
 	}
 	name := trimmed[len(prefix):]
 	if !unicode.IsLetter(rune(name[0])) {
-		return "", false // prose, such as "// elicit: ask the user"
+		// "//elicit: form" is a directive with a stray space; "// elicit:
+		// ask the user" is prose.
+		word, _, _ := strings.Cut(strings.TrimLeft(name, " \t"), " ")
+		if trimmed != body || !slices.Contains(directiveNames, word) {
+			return "", false
+		}
+		name = strings.TrimLeft(name, " \t")
+		return "//" + prefix + name, true
 	}
 	if trimmed == body && trimmed[:len(prefix)] == prefix {
 		return "", false // a directive, parsed as one
