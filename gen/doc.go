@@ -33,8 +33,9 @@
 // for a struct equals what invopop's Reflector makes of it (with
 // Anonymous, DoNotReference, ExpandedStruct and AllowAdditionalProperties,
 // and no $schema) except for the Additions each Field lists: doc comments
-// as descriptions, enums from constants, optional pointers, validate tags
-// and sized integer types' ranges expressed in the schema. The golden
+// as descriptions, enums from constants, optional pointers and fields
+// with a default, validate tags and sized integer types' ranges expressed
+// in the schema. The golden
 // tests check exactly that.
 //
 // Stale runs the same pipeline for the vet analyzer and compares the

@@ -9,11 +9,14 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/go-elicit/elicit/internal/subset"
 )
 
 // Directives. Every directive is "//" + DirectivePrefix + ":" + name; the
@@ -159,6 +162,7 @@ const (
 	ReasonPointerOptional = "pointer field is optional"
 	ReasonValidateTag     = "validate tag expressed in the schema"
 	ReasonIntRange        = "integer type's range expressed in the schema"
+	ReasonDefaultOptional = "field with a default is optional"
 )
 
 // Source is what the model builder reads: one type-checked package, from
@@ -175,8 +179,9 @@ type Source struct {
 // type marked //elicit:form. Diagnostics cover everything outside the
 // subset; Build never stops at the first.
 func Build(src *Source, typeNames []string) ([]*Form, []Diagnostic) {
-	b := &builder{src: src, fieldDecls: map[token.Pos]*ast.Field{}, constSpecs: map[token.Pos]*ast.ValueSpec{}, consts: map[*types.Package][]*types.Const{}, foreign: map[string]map[string]*ast.ValueSpec{}}
+	b := &builder{src: src, fieldDecls: map[token.Pos]*ast.Field{}, constSpecs: map[token.Pos]*ast.ValueSpec{}, consts: map[*types.Package][]*types.Const{}, foreign: map[string]map[string]*ast.ValueSpec{}, reported: map[*types.Named]bool{}}
 	b.index()
+	b.directiveComments()
 	var forms []*Form
 	want := map[string]bool{}
 	for _, n := range typeNames {
@@ -228,6 +233,9 @@ type builder struct {
 	// foreign holds the constant specs of files of other packages, by
 	// file name and constant name, parsed for enum titles.
 	foreign map[string]map[string]*ast.ValueSpec
+	// reported holds the enums whose partial titles were reported, so a
+	// type used by several fields is reported once.
+	reported map[*types.Named]bool
 }
 
 // constSpec returns the declaration of a constant: from the package's own
@@ -357,11 +365,8 @@ func (b *builder) formDirective(gd *ast.GenDecl, ts *ast.TypeSpec) (bool, token.
 				b.errorf(d.ArgsPos, "//%s:%s takes no arguments", DirectivePrefix, DirectiveForm)
 			}
 			marked, pos = true, d.Slash
-		case DirectiveAllowCredential:
-			b.errorf(d.Slash, "//%s:%s belongs on a field, not on a type", DirectivePrefix, d.Name)
-		default:
-			b.errorf(d.Slash, "unknown directive //%s:%s", DirectivePrefix, d.Name)
 		}
+		// directiveComments reports the other names, once.
 	}
 	return marked, pos
 }
@@ -453,11 +458,8 @@ func (b *builder) fields(form *Form, st *types.Struct, path []string, props map[
 				if d.Args == "" {
 					b.errorf(d.Slash, "//%s:%s needs a reason, e.g. //%s:%s the value is a public key id", DirectivePrefix, d.Name, DirectivePrefix, d.Name)
 				}
-			case DirectiveForm:
-				b.errorf(d.Slash, "//%s:%s belongs on a type, not on a field", DirectivePrefix, d.Name)
-			default:
-				b.errorf(d.Slash, "unknown directive //%s:%s", DirectivePrefix, d.Name)
 			}
+			// directiveComments reports the other names, once.
 		}
 		jsonTag, hasJSON := reflectTagLookup(tag, "json")
 		jsonName, jsonOpts, _ := strings.Cut(jsonTag, ",")
@@ -525,6 +527,13 @@ func (b *builder) fields(form *Form, st *types.Struct, path []string, props map[
 		if f.Pointer && f.Required && !b.explicitRequired(schemaTag) && !f.NonZero {
 			f.Required = false
 			f.Additions = append(f.Additions, Addition{f.Name, "required", ReasonPointerOptional})
+		}
+		if f.Default != nil && f.Required && !b.explicitRequired(schemaTag) && !f.NonZero {
+			// The client shows the default and the decoder fills it in
+			// when the answer leaves the property out: demanding it would
+			// refuse {} although a default was declared.
+			f.Required = false
+			f.Additions = append(f.Additions, Addition{f.Name, "required", ReasonDefaultOptional})
 		}
 		if s.Description == "" && doc != nil {
 			if text := docText(doc); text != "" {
@@ -617,6 +626,7 @@ func (b *builder) fieldType(f *Field, v *types.Var) bool {
 				f.Kind = KindInt
 			}
 			f.Bits = intBits(u.Kind())
+			b.intEnum(f, t)
 		case u.Info()&types.IsFloat != 0:
 			f.Kind = KindFloat
 			f.Bits = 64
@@ -757,7 +767,78 @@ func (b *builder) enumOf(named *types.Named, usePos token.Pos) *Enum {
 		b.errorf(usePos, "enum %s has no usable members", named.Obj().Name())
 		return nil
 	}
+	b.partialTitles(e, consts, usePos)
 	return e
+}
+
+// partialTitles reports an enum whose constants are only partly commented:
+// a form shows titles only when every choice has one, so one forgotten
+// comment would silently drop them all. It is reported once, at the first
+// untitled constant, or at the field when the enum is another package's.
+func (b *builder) partialTitles(e *Enum, consts []*types.Const, usePos token.Pos) {
+	var titled, untitled []string
+	for _, m := range e.Members {
+		if m.Title != "" {
+			titled = append(titled, m.Const)
+		} else {
+			untitled = append(untitled, m.Const)
+		}
+	}
+	if len(titled) == 0 || len(untitled) == 0 {
+		return
+	}
+	named := e.Type
+	pos := usePos
+	if named.Obj().Pkg() == b.src.Pkg {
+		if b.reported[named] {
+			return
+		}
+		b.reported[named] = true
+		for _, c := range consts {
+			if c.Name() == untitled[0] {
+				pos = c.Pos()
+			}
+		}
+	}
+	b.errorf(pos, "enum %s: %s %s no comment while %s %s one, and a form shows titles only when every choice has one, so it would show none: comment %s (a constant's comment is its title), or remove the comments",
+		named.Obj().Name(), "constant"+plural(len(untitled))+" "+strings.Join(untitled, ", "), hasHave(untitled), strings.Join(titled, ", "), hasHave(titled), strings.Join(untitled, ", "))
+}
+
+func hasHave(names []string) string {
+	if len(names) == 1 {
+		return "has"
+	}
+	return "have"
+}
+
+// intEnum reports a named integer type with constants, such as an iota
+// enum: elicitation choices are strings, so the form would ask for a bare
+// number and the constants' names would never reach the user. A type with
+// a single constant is a plain number with a named value (a default, a
+// limit) and is left alone.
+func (b *builder) intEnum(f *Field, t types.Type) {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return
+	}
+	pkg := named.Obj().Pkg()
+	var names []string
+	for _, c := range b.scopeConsts(pkg) {
+		if types.Identical(c.Type(), named) && (pkg == b.src.Pkg || c.Exported()) {
+			names = append(names, c.Name())
+		}
+	}
+	if len(names) < 2 {
+		return
+	}
+	const shown = 4
+	list := strings.Join(names, ", ")
+	if len(names) > shown {
+		list = strings.Join(names[:shown], ", ") + ", …"
+	}
+	typ := b.typeString(named)
+	b.errorf(f.Pos, "field %s: %s is an integer type with constants (%s), but elicitation choices are strings, so the form would ask for a bare number: make %s a string type with string constants to offer them as choices, or declare the field as %s to ask for a number",
+		f.GoName, typ, list, typ, b.typeString(named.Underlying()))
 }
 
 // typeSchema is the schema invopop reflects for the field's type, plus the
@@ -928,16 +1009,16 @@ func (b *builder) schemaTag(f *Field, tag string) {
 				f.Required = true
 			case "-":
 			default:
-				if _, known := knownSchemaKeys[key]; known {
+				if slices.Contains(knownSchemaKeys, key) {
 					b.errorf(f.Pos, "field %s: malformed jsonschema tag element %q: want %s=value", f.GoName, part, key)
 				} else {
-					b.errorf(f.Pos, "field %s: unknown jsonschema tag key %q", f.GoName, key)
+					b.errorf(f.Pos, "field %s: unknown jsonschema tag key %q%s", f.GoName, key, subset.DidYouMean(key, knownSchemaKeys))
 				}
 			}
 			continue
 		}
-		if _, known := knownSchemaKeys[key]; !known {
-			b.errorf(f.Pos, "field %s: unknown jsonschema tag key %q", f.GoName, key)
+		if !slices.Contains(knownSchemaKeys, key) {
+			b.errorf(f.Pos, "field %s: unknown jsonschema tag key %q%s", f.GoName, key, subset.DidYouMean(key, knownSchemaKeys))
 			continue
 		}
 		if seen[key] && key != "enum" && !(key == "default" && f.Kind == KindMultiSelect) {
@@ -997,6 +1078,10 @@ func (b *builder) schemaTag(f *Field, tag string) {
 				b.errorf(f.Pos, "field %s: format %q does not fit time.Time: use \"date-time\" or \"date\"", f.GoName, val)
 				continue
 			}
+			if formats := subset.Formats(); !slices.Contains(formats, val) {
+				b.errorf(f.Pos, "field %s: unknown format %q: elicitation allows %s%s", f.GoName, val, strings.Join(formats, ", "), subset.DidYouMean(val, formats))
+				continue
+			}
 			s.Format, f.Format = val, val
 		case "enum":
 			if f.Kind == KindEnum || f.Kind == KindMultiSelect {
@@ -1031,9 +1116,11 @@ func (b *builder) schemaTag(f *Field, tag string) {
 	}
 }
 
-var knownSchemaKeys = map[string]struct{}{
-	"title": {}, "description": {}, "enum": {}, "default": {}, "minLength": {}, "maxLength": {},
-	"format": {}, "minimum": {}, "maximum": {}, "minItems": {}, "maxItems": {}, "required": {},
+// knownSchemaKeys are the jsonschema tag keys a form may use, in the order
+// "did you mean" prefers them.
+var knownSchemaKeys = []string{
+	"title", "description", "enum", "default", "minLength", "maxLength",
+	"format", "minimum", "maximum", "minItems", "maxItems", "required",
 }
 
 func kindName(k Kind) string {

@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,15 @@ func (b *builder) validatePart(f *Field, p string) bool {
 	case "required":
 		if param != "" {
 			return false
+		}
+		if !f.Pointer && (f.Kind == KindBool || f.Kind == KindInt || f.Kind == KindUint || f.Kind == KindFloat) {
+			zero, answer, refuse := "0", "0", `validate:"ne=0"`
+			if f.Kind == KindBool {
+				zero, answer, refuse = "false", "no", `validate:"eq=true"` // a consent box
+			}
+			b.errorf(f.Pos, "field %s: validate:\"required\" on %s %s rejects %s (validator's required means non-zero), so the user could not answer %s: drop it, as without omitempty the property is required in the schema already, or make the field *%s; to refuse %s on purpose, write %s",
+				f.GoName, article(kindName(f.Kind)), kindName(f.Kind), zero, answer, b.typeString(f.Type), zero, refuse)
+			return true
 		}
 		if !f.Required {
 			add("required")
@@ -121,6 +131,9 @@ func (b *builder) validatePart(f *Field, p string) bool {
 		}
 		return false
 	case "oneof":
+		if f.Kind == KindEnum {
+			return b.oneOfEnum(f, param)
+		}
 		if f.Kind != KindString || len(s.Enum) > 0 {
 			return false
 		}
@@ -164,6 +177,55 @@ func (b *builder) validatePart(f *Field, p string) bool {
 		return true
 	}
 	return false
+}
+
+// oneOfEnum applies validate:"oneof=…" to a field that already is an enum
+// (of a type's constants or of enum tags). A value that is not a member
+// makes a form the user cannot answer as the validator wants, so it is
+// reported; a subset of the members narrows the choices offered, so the
+// form offers no choice the validator would then refuse.
+func (b *builder) oneOfEnum(f *Field, param string) bool {
+	vals := splitOneOf(param)
+	members := f.Enum.Values()
+	var strays []string
+	for _, v := range vals {
+		if !slices.Contains(members, v) {
+			strays = append(strays, strconv.Quote(v))
+		}
+	}
+	what := "enum tags"
+	if f.Enum.Type != nil {
+		what = "constants of " + b.typeString(f.Enum.Type)
+	}
+	if len(strays) > 0 {
+		b.errorf(f.Pos, "field %s: validate oneof lists %s, which %s not among the %s (%s), so no choice on the form satisfies it: list only members in oneof, or drop oneof to offer every member",
+			f.GoName, strings.Join(strays, ", "), map[bool]string{true: "is", false: "are"}[len(strays) == 1], what, strings.Join(members, ", "))
+		return true
+	}
+	if len(vals) == 0 {
+		return false
+	}
+	e := &Enum{Type: f.Enum.Type}
+	for _, m := range f.Enum.Members {
+		if slices.Contains(vals, m.Value) {
+			e.Members = append(e.Members, m)
+		}
+	}
+	if f.Enum.Type == nil {
+		// invopop keeps every enum tag member; a type's enum is an
+		// addition already.
+		f.Additions = append(f.Additions, Addition{f.Name, enumKeyword(e), ReasonValidateTag})
+	}
+	f.Enum = e
+	setEnum(f.Schema, e)
+	return true
+}
+
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (b *builder) mergeCount(f *Field, keyword string, sp **uint64, fp **uint64, n uint64, add func(string)) bool {
@@ -237,8 +299,34 @@ func (b *builder) checkValidatorTag(f *Field, tag string) {
 		zero = []string{}
 	}
 	if err := tryValidator(zero, tag); err != nil {
-		b.errorf(f.Pos, "field %s: bad validate tag %q: %v", f.GoName, tag, err)
+		hint := ""
+		if _, name, ok := strings.Cut(err.Error(), "Undefined validation function '"); ok {
+			name = strings.TrimSuffix(name, "'")
+			hint = subset.DidYouMean(name, validateRules)
+		}
+		b.errorf(f.Pos, "field %s: bad validate tag %q: %v%s", f.GoName, tag, err, hint)
 	}
+}
+
+// validateRules are the rules go-playground/validator knows, for "did you
+// mean" (TestValidateRulesKnown checks each against the validator). The
+// ones that compare fields are left out: a form cannot use them.
+var validateRules = []string{
+	"required", "omitempty", "omitnil", "omitzero", "dive", "isdefault",
+	"len", "min", "max", "eq", "eq_ignore_case", "ne", "ne_ignore_case", "lt", "lte", "gt", "gte",
+	"alpha", "alphaspace", "alphanum", "alphanumspace", "alphaunicode", "alphanumunicode",
+	"boolean", "numeric", "number", "hexadecimal", "hexcolor", "rgb", "rgba", "hsl", "hsla", "cmyk", "iscolor",
+	"e164", "email", "url", "http_url", "https_url", "uri", "origin", "urn_rfc2141", "file", "filepath",
+	"base32", "base64", "base64url", "base64rawurl", "contains", "containsany", "containsrune",
+	"excludes", "excludesall", "excludesrune", "startswith", "endswith", "startsnotwith", "endsnotwith",
+	"isbn", "isbn10", "isbn13", "issn", "uuid", "uuid3", "uuid4", "uuid5", "uuid7", "ulid",
+	"md4", "md5", "sha256", "sha384", "sha512", "ascii", "printascii", "multibyte", "datauri",
+	"latitude", "longitude", "ipv4", "ipv6", "ip", "cidrv4", "cidrv6", "cidr",
+	"tcp_addr", "udp_addr", "ip_addr", "unix_addr", "mac", "hostname", "hostname_rfc1123", "hostname_port",
+	"fqdn", "unique", "oneof", "oneofci", "noneof", "html", "url_encoded", "dir", "dirpath", "json", "jwt",
+	"port", "lowercase", "uppercase", "datetime", "timezone", "country_code", "iso3166_1_alpha2",
+	"iso3166_1_alpha3", "iso4217", "bcp47_language_tag", "postcode_iso3166_alpha2", "bic", "semver",
+	"credit_card", "luhn_checksum", "cron", "cve", "ein", "duration",
 }
 
 func tryValidator(v any, tag string) (err error) {
@@ -254,19 +342,20 @@ func tryValidator(v any, tag string) (err error) {
 // credential reports a property that looks like it asks for a secret:
 // form mode must not, URL mode exists for that.
 func (b *builder) credential(f *Field, reason string, allowed bool) {
-	what, ok := subset.Credential(f.Name)
-	where := ""
-	if t := f.Schema.Title; !ok && t != "" {
-		what, ok = subset.Credential(t)
-		where = fmt.Sprintf(" (title %q)", t)
+	kind := f.Schema.Type
+	if f.Kind == KindEnum {
+		kind = "enum"
 	}
-	if d := f.Schema.Description; !ok && d != "" {
-		// Descriptions are prose: only the unambiguous phrases count.
-		what, ok = subset.CredentialInProse(d)
-		where = fmt.Sprintf(" (description %q)", shorten(d, 60))
-	}
+	what, seen, ok := subset.CredentialProperty(kind, f.Name, f.Schema.Title, f.Schema.Description)
 	if !ok || allowed {
 		return
+	}
+	where := ""
+	switch seen {
+	case "title":
+		where = fmt.Sprintf(" (title %q)", f.Schema.Title)
+	case "description":
+		where = fmt.Sprintf(" (description %q)", shorten(f.Schema.Description, 60))
 	}
 	b.errorf(f.Pos, "field %s: property %q%s looks like it asks for %s; form mode must not ask for credentials (use URL mode, or mark the field //%s:%s <reason>)", f.GoName, f.Name, where, what, DirectivePrefix, DirectiveAllowCredential)
 }

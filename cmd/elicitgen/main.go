@@ -46,10 +46,15 @@
 // Property names and optionality follow encoding/json and
 // github.com/invopop/jsonschema: the json tag names the property, "-"
 // skips the field, omitempty or omitzero make it optional, and so does a
-// pointer type. Fields may be strings, integers, floats, booleans,
+// pointer type. A default makes a field optional too: the client shows
+// the default, and the decoder fills it in when the answer leaves the
+// property out, so {} is a complete answer; a field marked
+// jsonschema:"required" or validate:"required" as well stays required.
+// Fields may be strings, integers, floats, booleans,
 // time.Time (format date-time, or date with format=date), pointers to
 // those, named string types with constants (an enum; when every constant has
-// a comment, the comments become titles), and slices of such an enum (a
+// a comment, the comments become titles, and an enum with only some
+// constants commented is reported, naming the others), and slices of such an enum (a
 // multi-select). Embedded structs are flattened. A field's doc comment
 // becomes its description. The titles of an enum type declared in another
 // package are read from that package's source file; when it cannot be
@@ -59,8 +64,11 @@
 // uint8, uint16 or uint32 field gets the minimum and maximum of its type
 // unless its tags give narrower ones, and uint and uint64 get minimum 0
 // (int and int64 get none; JSON numbers do not carry their limits exactly).
-// Any other named integer type is a plain integer: its constants and
-// String method are not used. time.Duration is refused, as the user would
+// A named integer type with two or more constants (an iota enum, or
+// time.Month) is refused: elicitation choices are strings, and the user
+// would be asked for a bare number; make it a string type with string
+// constants, or declare the field as int to ask for a number. Other named
+// integer types are plain integers. time.Duration is refused, as the user would
 // have to type nanoseconds: use an integer of seconds, or a string parsed
 // with time.ParseDuration.
 //
@@ -74,12 +82,24 @@
 // Anything else is reported with its position, compiler style, every
 // problem at once, and nothing is written: nested structs, maps, other
 // slices, interfaces, pointers to structs, unknown or malformed tag keys,
-// pattern, defaults that do not fit, duplicate property names, and
+// pattern, defaults that do not fit, duplicate property names,
+// directives Go does not read ("// elicit:form" with a space, a misspelt
+// name) or that mark nothing (a blank line between the directive and the
+// type), validate oneof values that are not members of the field's enum
+// (a oneof of some members narrows the choices offered instead),
+// validate:"required" on a bool or number (validator's required means
+// non-zero, so false and 0 would be refused; write eq=true or ne=0 to
+// refuse them on purpose), and
 // properties whose name, title or description looks like it asks for a
 // credential (form mode must not; use URL mode). Names and titles are
 // checked for words such as token, PIN and secret and phrases such as
-// password, API key and card number; descriptions, being prose, only for
-// the phrases. A field that only looks like one can say why it is fine:
+// password, API key and card number, as the head of the name ("github_pat",
+// "new_password"; not "secret_name", "pin_version" or "max_tokens");
+// descriptions, being prose, only for the phrases, near their start. A
+// boolean or an enum is never taken for a credential, and a number only
+// for a PIN, a card number or a one-time code. Unknown tag keys, validate rules, formats and directive
+// names within a small edit distance of a known one get "did you mean".
+// A field that only looks like one can say why it is fine:
 //
 //	//elicit:allow-credential the key id is public, not the key
 //	KeyID string `json:"key_id"`

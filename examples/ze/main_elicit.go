@@ -78,7 +78,7 @@ var _ = PeerForm(struct {
 }{})
 
 // The requestedSchema of PeerForm, the same for every protocol version that can carry it.
-const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}],"default":"ipv4-unicast"},"extra":{"type":"array","title":"Additional families","description":"More address families to negotiate.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}]}},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn","family","passive"]}`
+const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}],"default":"ipv4-unicast"},"extra":{"type":"array","title":"Additional families","description":"More address families to negotiate.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}]}},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn"]}`
 
 var peerFormDescriptor = &formimpl.Descriptor{
 	Name: "PeerForm",
@@ -162,8 +162,12 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 	}
 	d.Require(0, "address")
 	d.Require(1, "asn")
-	d.Require(2, "family")
-	d.Require(5, "passive")
+	if !d.Seen(2) {
+		f.Family = IPv4Unicast
+	}
+	if !d.Seen(5) {
+		f.Passive = bool(false)
+	}
 	// The validate tags the schema cannot express, on the properties given.
 	if d.Seen(0) {
 		d.ValidateVar("address", f.Address, "ip")

@@ -39,8 +39,10 @@ func TestCredential(t *testing.T) {
 		"apikey":                     "an API key",
 		"OpenAI API key":             "an API key",
 		"awsAccessKey":               "an access key",
-		"access key id":              "an access key",
-		"aws_secret_access_key":      "a secret",
+		"pwd":                        "a password",
+		"github_pat":                 "a token",
+		"bearer":                     "a token",
+		"aws_secret_access_key":      "an access key",
 		"privateKey":                 "a private key",
 		"private key (PEM)":          "a private key",
 		"credential":                 "a credential",
@@ -84,7 +86,7 @@ func TestCredential(t *testing.T) {
 		"", "name", "email", "username", "user_name", "command", "message", "tokenizer", "tokenize", "Tokenizer model", "tokens", "maxTokens", "max_tokens",
 		"token_count", "tokenCount", "token limit", "pinned", "spinner", "opinion", "pinyin", "mapping", "keyboard", "key", "sortKey", "keyName", "publicKey",
 		"public key", "primary key", "monkey", "turkey", "secretary", "passenger", "compass", "bypass", "passage", "passport", "classname", "class_name",
-		"caribbean", "hotpink", "cvsRoot", "account", "account name", "card title", "tokenomics", "pwd", "working directory", "description", "secretariat",
+		"caribbean", "hotpink", "cvsRoot", "account", "account name", "card title", "tokenomics", "access key id", "pin_version", "secret_name", "working directory", "description", "secretariat",
 		"spinach", "happiness",
 	}
 	for _, name := range harmless {
@@ -138,6 +140,32 @@ func TestCredentialInProse(t *testing.T) {
 	for _, text := range prose {
 		if what, ok := CredentialInProse(text); ok {
 			t.Errorf("CredentialInProse(%q) = %q, true; want false", text, what)
+		}
+	}
+}
+
+func TestCredentialProperty(t *testing.T) {
+	for _, tc := range []struct {
+		kind, name, title, description string
+		what, where                    string
+	}{
+		{"string", "github_pat", "", "", "a token", "name"},
+		{"string", "value", "API key", "", "an API key", "title"},
+		{"string", "value", "", "Your OpenAI API key", "an API key", "description"},
+		{"integer", "pin", "", "", "a PIN", "name"},
+		{"number", "card_number", "", "", "a payment card number", "name"},
+		{"boolean", "remember", "", "Remember the password on this device", "", ""},
+		{"boolean", "password", "", "", "", ""},
+		{"integer", "password_min_length", "", "", "", ""},
+		{"integer", "token_ttl", "", "Lifetime of the access token", "", ""},
+		{"array", "secrets", "", "", "", ""},
+		{"enum", "token", "", "", "", ""},
+		{"string", "secret_name", "", "The name of the secret", "", ""},
+		{"string", "pin_version", "", "", "", ""},
+	} {
+		what, where, ok := CredentialProperty(tc.kind, tc.name, tc.title, tc.description)
+		if what != tc.what || where != tc.where || ok != (tc.what != "") {
+			t.Errorf("CredentialProperty(%q, %q, %q, %q) = %q, %q, %v; want %q, %q", tc.kind, tc.name, tc.title, tc.description, what, where, ok, tc.what, tc.where)
 		}
 	}
 }

@@ -68,8 +68,14 @@
 //
 // Form mode must not ask for passwords, API keys, tokens or payment data.
 // Credential recognises property names and titles that look like such a
-// request ("apiKey", "Card number", "client_secret") without flagging
-// ordinary words that merely contain one ("tokenizer", "pinned", "keyboard").
+// request ("apiKey", "Card number", "client_secret", "github_pat") without
+// flagging ordinary words that merely contain one ("tokenizer", "pinned",
+// "keyboard") or names about a secret rather than of one ("secret_name",
+// "pin_version", "max_tokens"). CredentialProperty adds the description
+// and weighs the property's type: booleans, choices and multi-selects are
+// never credentials, numbers only PINs, card numbers and codes. Its
+// precision and recall are measured on a corpus of real property names in
+// testdata/credentials.txt.
 //
 // # Inputs
 //

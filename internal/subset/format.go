@@ -62,7 +62,7 @@ func CheckFormat(format, s string) error {
 			return errDateTime
 		}
 	default:
-		return fmt.Errorf("%w %q: must be one of %s", ErrUnknownFormat, format, quoteList(knownFormats))
+		return fmt.Errorf("%w %q: must be one of %s%s", ErrUnknownFormat, format, quoteList(knownFormats), DidYouMean(format, knownFormats))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -236,6 +237,9 @@ func kindOf(p map[string]any) kind {
 }
 
 var knownFormats = []string{"email", "uri", "date", "date-time"}
+
+// Formats lists the string formats elicitation schemas allow.
+func Formats() []string { return slices.Clone(knownFormats) }
 
 func isKnownFormat(f string) bool {
 	switch f {
@@ -476,7 +480,7 @@ func (c *checker) property(name string, v any) {
 			case !ok:
 				c.report(kp, name, "format must be a string, not %s", typeName(val))
 			case !isKnownFormat(f):
-				c.report(kp, name, "unknown format %q: must be one of %s", f, quoteList(knownFormats))
+				c.report(kp, name, "unknown format %q: must be one of %s%s", f, quoteList(knownFormats), DidYouMean(f, knownFormats))
 			}
 		case "enum":
 			c.enumList(kp, name, "enum", val)

@@ -32,7 +32,7 @@ var _ = PeerForm(struct {
 }{})
 
 // The requestedSchema of PeerForm, the same for every protocol version that can carry it.
-const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]},"extra":{"type":"array","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}},"passive":{"type":"boolean","default":false}},"required":["address","asn","family","passive"]}`
+const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]},"extra":{"type":"array","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}},"passive":{"type":"boolean","default":false}},"required":["address","asn","family"]}`
 
 var peerFormDescriptor = &formimpl.Descriptor{
 	Name: "PeerForm",
@@ -109,7 +109,9 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 	d.Require(0, "address")
 	d.Require(1, "asn")
 	d.Require(2, "family")
-	d.Require(4, "passive")
+	if !d.Seen(4) {
+		f.Passive = bool(false)
+	}
 	// The validate tags the schema cannot express, on the properties given.
 	if d.Seen(0) {
 		d.ValidateVar("address", f.Address, "ip")

@@ -31,6 +31,7 @@ var Reasons = []string{
 	gen.ReasonPointerOptional,
 	gen.ReasonValidateTag,
 	gen.ReasonIntRange,
+	gen.ReasonDefaultOptional,
 }
 
 // Outcome renders a decode result: "ok <value as JSON>" or "err <message>".

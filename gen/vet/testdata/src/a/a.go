@@ -41,3 +41,24 @@ type Bad struct {
 type Unmarked struct {
 	Nested Inner `json:"nested"`
 }
+
+// elicit:form // want `is not read as a directive: write //elicit:form`
+type Spaced struct{ A string }
+
+//elicit:from // want `unknown directive //elicit:from: did you mean //elicit:form`
+type Misspelt struct{ A string }
+
+type Level int
+
+const (
+	LevelLow Level = iota
+	LevelHigh
+)
+
+//elicit:form
+type Traps struct {
+	Nick  string `json:"nick" jsonschema:"maxLenght=20"` // want `unknown jsonschema tag key "maxLenght": did you mean "maxLength"`
+	Level Level  `json:"level"`                          // want `field Level: Level is an integer type with constants \(LevelHigh, LevelLow\)`
+	On    bool   `json:"on" validate:"required"`         // want `validate:"required" on a boolean rejects false`
+	PAT   string `json:"github_pat"`                     // want `looks like it asks for a token`
+}
