@@ -346,8 +346,8 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 	// Keys are positional: the same list on every run finds its answers.
 	// A pass whose keys were all answered with accept means the handler
 	// still needs them: the next pass asks them again under the next keys.
-	// Each input_required round can answer one pass, so more answered
-	// passes than rounds (a client offering answers up front) are bounded.
+	// Each input_required round can answer one pass (only the keys a round
+	// asked are answered), so more passes than rounds end the call.
 	asks := make([][]byte, len(data.Elicitations))
 	for i, el := range data.Elicitations {
 		asks[i] = urlParams(el.Message, el.URL, "")

@@ -213,10 +213,15 @@ func stateCall(method string, p callParams, subject string) roundtrip.Call {
 }
 
 // openRound rebuilds the answers of earlier rounds from requestState and
-// adds this retry's inputResponses for the keys that were asked.
+// adds this retry's inputResponses for the keys that were asked. Without a
+// requestState nothing was asked, so inputResponses are not even read: a
+// form the user was never shown does not count as answered.
 func (s *Server) openRound(method string, p callParams, mp modernCallParams, subject string) (*roundtrip.Run, *RPCError) {
-	present := len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null"
-	if present && mp.HasState {
+	if !mp.HasState {
+		return roundtrip.NewRun(), nil
+	}
+	var responses map[string]json.RawMessage
+	if len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null" {
 		// A retry: its responses are looked up in place, for the keys the
 		// state asked.
 		if rs, ok := scanResponses(mp.InputResponses); ok {
@@ -225,9 +230,6 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 			}
 			return s.resume(method, p, mp, subject, rs.lookup)
 		}
-	}
-	var responses map[string]json.RawMessage
-	if present {
 		var ok bool
 		if responses, ok = decodeResponsesFast(mp.InputResponses); !ok {
 			var decoded map[string]json.RawMessage
@@ -241,9 +243,6 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", k)
 			}
 		}
-	}
-	if !mp.HasState {
-		return roundtrip.NewRun(responses), nil // a first run: only the keys the handler asks count
 	}
 	return s.resume(method, p, mp, subject, func(key []byte) (json.RawMessage, bool) {
 		v, ok := responses[string(key)]
