@@ -3,9 +3,12 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/go-elicit/elicit/runtime/internal/testform"
 )
 
 // Issue 15's wire tests: JSON-RPC read strictly, and answers counted only
@@ -52,5 +55,47 @@ func TestAnswerCountsOnlyForTheQuestionAsked(t *testing.T) {
 	}
 	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), "added 198.51.100.7 for ada") {
 		t.Fatalf("third run: %v", r.Result)
+	}
+}
+
+// TestDuplicateMultiSelectItemsRefused: a multi-select answer that names
+// an option twice is invalid content naming the property, through the
+// generated decoder and through the subset check of a hand-built schema
+// alike, so the handler never sees the item twice.
+func TestDuplicateMultiSelectItemsRefused(t *testing.T) {
+	f := newFixture(t, Options{})
+	report := func(v any, err error) (*CallToolResult, error) {
+		f.outcomes <- outcome{err: err}
+		if err != nil {
+			return ErrorResult("%v", err), nil
+		}
+		return TextResult(fmt.Sprint("got ", v)), nil
+	}
+	f.srv.AddTool(Tool{Name: "generated"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		form, err := Elicit[testform.FamiliesForm](ctx, req.Session, "Families?")
+		return report(form, err)
+	})
+	f.srv.AddTool(Tool{Name: "hand-built"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		content, err := req.Session.Elicit(ctx, "Families?", map[string]any{"type": "object", "properties": map[string]any{
+			"families": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"ipv4-unicast", "ipv6-unicast"}}},
+		}})
+		return report(content, err)
+	})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	for _, tool := range []string{"generated", "hand-built"} {
+		resp, _ := c.callTool(tool, `{}`)
+		s := openStream(t, resp)
+		id, _ := s.elicitation()
+		c.expect(c.answer(id, `{"action":"accept","content":{"families":["ipv6-unicast","ipv4-unicast","ipv6-unicast"]}}`), 202)
+		o := f.waitOutcome()
+		var ce *ContentError
+		if !errors.Is(o.err, ErrElicitInvalidContent) || !errors.As(o.err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Property != "families" ||
+			ce.Problems[0].Message != `item 2 repeats "ipv6-unicast"` {
+			t.Errorf("%s: Elicit returned %v", tool, o.err)
+		}
+		if text, isErr := s.result(); !isErr || !strings.Contains(text, `families`) {
+			t.Errorf("%s: result %q", tool, text)
+		}
+		s.close()
 	}
 }
