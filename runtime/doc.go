@@ -86,6 +86,18 @@
 // on 2026-07-28 (the handler runs again on the retry), an isError result for
 // a client that cannot be sent URLs.
 //
+// # Strict JSON-RPC
+//
+// Every message is read the same way on every transport (HTTP in both
+// eras, 2025-03-26 batches, stdio), and so are the answers clients send
+// back: member names match only exactly ("Method" is not "method"), and a
+// member the server reads appears once; either is refused (-32600, or
+// -32602 inside params) rather than read differently from a proxy in
+// front of the server. An id that is not a string or a number, or a string
+// that is not valid UTF-8, gets an error reply whose id is null, so a
+// reply is always valid UTF-8 JSON; a number with a fraction is a valid id
+// and is echoed as sent.
+//
 // # 2026-07-28: answers only to what was asked
 //
 // On 2026-07-28 an Elicit that has no answer yet ends the run with an

@@ -121,7 +121,10 @@ func headerValue(r *http.Request, name string) (string, bool) {
 func parseModernMeta(msg *message) (modernMeta, *RPCError) {
 	var mm modernMeta
 	p, err := msg.decodedParams()
-	if len(msg.Params) == 0 || err != nil || p.Meta == nil {
+	if err != nil {
+		return mm, rpcErrorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	if len(msg.Params) == 0 || p.Meta == nil {
 		return mm, rpcErrorf(CodeInvalidParams, "params._meta with %s and %s is required", metaProtocolVersion, metaClientCapabilities)
 	}
 	if mm.version = metaString(p.Meta[metaProtocolVersion]); mm.version == "" {
@@ -233,7 +236,7 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 		var ok bool
 		if responses, ok = decodeResponsesFast(mp.InputResponses); !ok {
 			var decoded map[string]json.RawMessage
-			if err := json.Unmarshal(mp.InputResponses, &decoded); err != nil {
+			if err := roundtrip.StrictUnmarshal(mp.InputResponses, &decoded); err != nil {
 				return nil, rpcErrorf(CodeInvalidParams, "inputResponses must be an object of responses: %v", err)
 			}
 			responses = decoded
@@ -311,7 +314,10 @@ func (rs *scannedResponses) lookup(key []byte) (json.RawMessage, bool) {
 func decodeResponsesFast(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	responses := make(map[string]json.RawMessage, 2)
 	end, ok := roundtrip.EachMember(raw, 0, func(k, v []byte) bool {
-		responses[string(k)] = v // a later duplicate wins, as in encoding/json
+		if _, dup := responses[string(k)]; dup {
+			return false // refused by StrictUnmarshal
+		}
+		responses[string(k)] = v
 		return true
 	})
 	return responses, ok && roundtrip.SkipSpace(raw, end) == len(raw)

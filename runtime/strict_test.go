@@ -2,11 +2,15 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/go-elicit/elicit/runtime/internal/testform"
 )
@@ -97,5 +101,160 @@ func TestDuplicateMultiSelectItemsRefused(t *testing.T) {
 			t.Errorf("%s: result %q", tool, text)
 		}
 		s.close()
+	}
+}
+
+// wireError reads a JSON-RPC error reply: it must be valid UTF-8 JSON.
+func wireError(t *testing.T, what, body string) (id json.RawMessage, code int, message string) {
+	t.Helper()
+	if !utf8.ValidString(body) || !json.Valid([]byte(body)) {
+		t.Fatalf("%s: the reply is not valid UTF-8 JSON: %q", what, body)
+	}
+	var m struct {
+		ID    json.RawMessage
+		Error *RPCError
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil || m.Error == nil {
+		t.Fatalf("%s: want an error reply, got %s", what, body)
+	}
+	return m.ID, m.Error.Code, m.Error.Message
+}
+
+// strictCases are messages a strict JSON-RPC reader refuses, with the id
+// the error reply must carry and a word of its message. They hold for
+// every transport.
+var strictCases = []struct {
+	name, body, id, code, says string
+}{
+	{"id with invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"ping\"}", "null", "-32600", "id must be"},
+	{"id true", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, "null", "-32600", "id must be"},
+	{"id array", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, "null", "-32600", "id must be"},
+	{"id object", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, "null", "-32600", "id must be"},
+	{"member case", `{"jsonrpc":"2.0","id":1,"Method":"ping"}`, "null", "-32600", `member "Method" is not "method"`},
+	{"member case, both", `{"jsonrpc":"2.0","id":1,"method":"tools/list","METHOD":"ping"}`, "null", "-32600", `member "METHOD" is not "method"`},
+	{"member twice", `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"ping"}`, "null", "-32600", `member "method" appears more than once`},
+	{"params member case", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"Name":"plain","arguments":{}}}`, "1", "-32602", `member "Name" is not "name"`},
+}
+
+// TestStrictJSONRPCOverHTTP: on a legacy session, on 2026-07-28 and in a
+// 2025-03-26 batch, a message with an invalid id gets an error with a null
+// id (never the id echoed, so the reply stays valid UTF-8 JSON), and member
+// names are exact and unique: "Method" is not "method", and a message that
+// names a member twice is refused instead of one of the two winning.
+func TestStrictJSONRPCOverHTTP(t *testing.T) {
+	f := newFixture(t, Options{})
+	legacy := f.connect("2025-11-25", `{"elicitation":{}}`)
+	for _, tc := range strictCases {
+		body := legacy.expect(legacy.post(tc.body), map[bool]int{true: 200, false: 400}[tc.code == "-32602"])
+		id, code, msg := wireError(t, tc.name, body)
+		if string(id) != tc.id || strconv.Itoa(code) != tc.code || !strings.Contains(msg, tc.says) {
+			t.Errorf("legacy, %s: id %s, code %d, %q", tc.name, id, code, msg)
+		}
+	}
+	// 2026-07-28: the same rules before any header check.
+	modern := f.newClient()
+	for _, tc := range strictCases[:7] {
+		body := modern.expect(modern.post(strings.Replace(tc.body, `"jsonrpc":"2.0"`, `"jsonrpc":"2.0","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, 1), modernHeaders("ping", "")...), 400)
+		if id, code, msg := wireError(t, tc.name, body); string(id) != tc.id || strconv.Itoa(code) != tc.code || !strings.Contains(msg, tc.says) {
+			t.Errorf("modern, %s: id %s, code %d, %q", tc.name, id, code, msg)
+		}
+	}
+	raw := modern.expect(modern.post(modernBody(1, "tools/call", `"name":"ask","arguments":{},"inputResponses":{"elicit":{"action":"cancel"},"elicit":{"action":"accept","content":{"username":"ada"}}},"requestState":"x"`, modernCapsElicit), modernHeaders("tools/call", "ask")...), 200)
+	if id, code, msg := wireError(t, "inputResponses twice", raw); string(id) != "1" || code != CodeInvalidParams || !strings.Contains(msg, `member "elicit" appears more than once`) {
+		t.Errorf("modern, inputResponses twice: id %s, code %d, %q", id, code, msg)
+	}
+	resp := modern.post(modernBody(2, "tools/call", `"name":"plain","Name":"ask","arguments":{}`, modernCapsElicit), modernHeaders("tools/call", "plain")...)
+	if id, code, msg := wireError(t, "params member case", readAll(t, resp)); string(id) != "2" || code != CodeInvalidParams || !strings.Contains(msg, `member "Name" is not "name"`) {
+		t.Errorf("modern, params member case: id %s, code %d, %q", id, code, msg)
+	}
+	// A number with a fraction is a valid id (MCP's RequestId is any
+	// number): it is echoed as sent.
+	body := legacy.expect(legacy.post(`{"jsonrpc":"2.0","id":1.50,"method":"ping"}`), 200)
+	if !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":1.50,"result":`) {
+		t.Errorf("fractional id: %s", body)
+	}
+
+	// A 2025-03-26 batch: each item under the same rules.
+	old := f.connect("2025-03-26", `{}`)
+	var batch []string
+	for _, tc := range strictCases[:7] {
+		batch = append(batch, tc.body)
+	}
+	body = old.expect(old.post("["+strings.Join(batch, ",")+"]"), 200)
+	if !utf8.ValidString(body) || !json.Valid([]byte(body)) {
+		t.Fatalf("batch reply is not valid UTF-8 JSON: %q", body)
+	}
+	var replies []json.RawMessage
+	_ = json.Unmarshal([]byte(body), &replies)
+	if len(replies) != 7 {
+		t.Fatalf("batch: want 7 replies, got %s", body)
+	}
+	for _, r := range replies {
+		if id, code, _ := wireError(t, "batch item", string(r)); string(id) != "null" || code != CodeInvalidRequest {
+			t.Errorf("batch item reply %s", r)
+		}
+	}
+}
+
+// TestStrictElicitationAnswers: the responses a client POSTs back are read
+// by the same rule: a result naming "action" twice is malformed (encoding/json
+// would let the last one win), and the content of a hand-built form may not
+// name a property twice (as generated decoders already refused).
+func TestStrictElicitationAnswers(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	for _, tc := range []struct {
+		name, answer string
+		want         error
+		says         string
+	}{
+		{"action twice", `{"action":"decline","action":"accept","content":{"username":"ada"}}`, ErrElicitMalformed, `member "action" appears more than once`},
+		{"action case", `{"Action":"accept","content":{"username":"ada"}}`, ErrElicitMalformed, `member "Action" is not "action"`},
+		{"property twice", `{"action":"accept","content":{"username":"ada","username":"eve"}}`, ErrElicitInvalidContent, `"username" appears more than once`},
+	} {
+		resp, _ := c.callTool("ask", `{}`)
+		s := openStream(t, resp)
+		id, _ := s.elicitation()
+		c.expect(c.answer(id, tc.answer), 202)
+		if o := f.waitOutcome(); !errors.Is(o.err, tc.want) || !strings.Contains(o.err.Error(), tc.says) {
+			t.Errorf("%s: Elicit returned %v, %v", tc.name, o.content, o.err)
+		}
+		s.result()
+		s.close()
+	}
+	// The answer's envelope too: "Result" is not "result", so this is no
+	// response at all and the elicitation still waits for one.
+	resp, _ := c.callTool("ask", `{}`)
+	s := openStream(t, resp)
+	id, _ := s.elicitation()
+	body := c.expect(c.post(`{"jsonrpc":"2.0","id":"`+id+`","Result":{"action":"accept","content":{"username":"ada"}}}`), 400)
+	if _, code, msg := wireError(t, "Result", body); code != CodeInvalidRequest || !strings.Contains(msg, `member "Result" is not "result"`) {
+		t.Errorf("Result: %d %q", code, msg)
+	}
+	c.expect(c.answer(id, `{"action":"accept","content":{"username":"ada"}}`), 202)
+	if o := f.waitOutcome(); o.err != nil || o.content["username"] != "ada" {
+		t.Errorf("the real answer: %v, %v", o.content, o.err)
+	}
+	s.result()
+	s.close()
+}
+
+// TestStrictJSONRPCOverStdio: the same rules on stdio, each reply a line
+// of valid UTF-8 JSON.
+func TestStrictJSONRPCOverStdio(t *testing.T) {
+	f := newFixture(t, Options{})
+	p := startStdio(t, f, context.Background())
+	p.initialize(`{"elicitation":{}}`)
+	for _, tc := range strictCases {
+		p.send(tc.body)
+		var line string
+		select {
+		case line = <-p.lines:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no reply", tc.name)
+		}
+		if id, code, msg := wireError(t, tc.name, line); string(id) != tc.id || strconv.Itoa(code) != tc.code || !strings.Contains(msg, tc.says) {
+			t.Errorf("stdio, %s: id %s, code %d, %q", tc.name, id, code, msg)
+		}
 	}
 }
