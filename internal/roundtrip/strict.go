@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -37,8 +38,9 @@ func (e *MemberError) Error() string {
 }
 
 // StrictUnmarshal is json.Unmarshal under the strict member rule, applied
-// to every object that decodes into a struct or a map of v's type (not to
-// json.RawMessage or interface values, which are read later or not at all).
+// to every object that decodes into a struct or a map within v's type, at
+// any depth, through pointers, slices and arrays (not to json.RawMessage or
+// interface values, which are read later or not at all).
 // Invalid JSON gets json.Unmarshal's own error.
 func StrictUnmarshal(data []byte, v any) error {
 	if !json.Valid(data) {
@@ -70,12 +72,15 @@ func checkMembers(data []byte, t reflect.Type) error {
 // shape is what the rule checks of a type: a struct's JSON names (with
 // the shape of each field's value) or a map's value shape.
 type shape struct {
+	isList bool // a slice or array: elem is its elements' shape
 	isMap  bool
 	names  []string
 	fields []*shape // by names' index; nil when there is nothing to check
 	elem   *shape   // a map's values
 }
 
+// shapes caches the shape of each type checked, complete before it is
+// stored: a shape is read by many requests at once and never written after.
 var shapes sync.Map // reflect.Type -> *shape (nil stored as a typed nil)
 
 var rawMessage = reflect.TypeFor[json.RawMessage]()
@@ -86,33 +91,49 @@ func shapeOf(t reflect.Type) *shape {
 	if t == nil {
 		return nil
 	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
 	if cached, ok := shapes.Load(t); ok {
 		return cached.(*shape)
 	}
-	var sh *shape
+	sh := buildShape(t, map[reflect.Type]*shape{})
+	actual, _ := shapes.LoadOrStore(t, sh)
+	return actual.(*shape)
+}
+
+// buildShape builds the shape of t; building holds the shapes under
+// construction, so a recursive type refers to itself.
+func buildShape(t reflect.Type, building map[reflect.Type]*shape) *shape {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if sh, ok := building[t]; ok {
+		return sh
+	}
 	switch {
 	case t == rawMessage:
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
-		sh = &shape{isMap: true}
-		shapes.Store(t, sh) // before the element: a recursive type ends here
-		sh.elem = shapeOf(t.Elem())
+		sh := &shape{isMap: true}
+		building[t] = sh
+		sh.elem = buildShape(t.Elem(), building)
+		return sh
+	case (t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8) || t.Kind() == reflect.Array:
+		sh := &shape{isList: true}
+		building[t] = sh
+		if sh.elem = buildShape(t.Elem(), building); sh.elem == nil {
+			return nil
+		}
 		return sh
 	case t.Kind() == reflect.Struct:
-		sh = &shape{}
-		shapes.Store(t, sh)
-		addFields(sh, t)
+		sh := &shape{}
+		building[t] = sh
+		addFields(sh, t, building)
 		return sh
 	}
-	shapes.Store(t, sh)
-	return sh
+	return nil
 }
 
 // addFields adds the JSON names of t's fields as encoding/json sees them
 // (embedded structs without a tag promote theirs).
-func addFields(sh *shape, t reflect.Type) {
+func addFields(sh *shape, t reflect.Type, building map[reflect.Type]*shape) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -126,7 +147,7 @@ func addFields(sh *shape, t reflect.Type) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				addFields(sh, ft)
+				addFields(sh, ft, building)
 				continue
 			}
 		}
@@ -137,13 +158,16 @@ func addFields(sh *shape, t reflect.Type) {
 			name = f.Name
 		}
 		sh.names = append(sh.names, name)
-		sh.fields = append(sh.fields, shapeOf(f.Type))
+		sh.fields = append(sh.fields, buildShape(f.Type, building))
 	}
 }
 
 // check applies the rule to the value at data[i] (valid JSON); objects
 // only, anything else is left to encoding/json.
 func (sh *shape) check(data []byte, i int, in string) error {
+	if sh.isList {
+		return sh.checkList(data, i, in)
+	}
 	if i >= len(data) || data[i] != '{' {
 		return nil
 	}
@@ -188,6 +212,23 @@ func (sh *shape) check(data []byte, i int, in string) error {
 		return err == nil
 	})
 	return err
+}
+
+// checkList applies the rule to each element of the array at data[i].
+func (sh *shape) checkList(data []byte, i int, in string) error {
+	if i >= len(data) || data[i] != '[' {
+		return nil
+	}
+	i = SkipSpace(data, i+1)
+	for n := 0; i < len(data) && data[i] != ']'; n++ {
+		if err := sh.elem.check(data, i, in+"["+strconv.Itoa(n)+"]"); err != nil {
+			return err
+		}
+		if i = SkipSpace(data, skipValid(data, i)); i < len(data) && data[i] == ',' {
+			i = SkipSpace(data, i+1)
+		}
+	}
+	return nil
 }
 
 // nameSet is a set of member names: a list while small, a map past that

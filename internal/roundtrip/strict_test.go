@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -63,5 +64,39 @@ func TestStrictUnmarshal(t *testing.T) {
 		if errors.As(err, &me) != strings.HasPrefix(tc.err, "member") {
 			t.Errorf("%s: %T is a MemberError: %v", tc.in, err, !strings.HasPrefix(tc.err, "member"))
 		}
+	}
+}
+
+type strictTree struct {
+	Name     string                 `json:"name"`
+	Children []*strictTree          `json:"children"`
+	Next     *strictTree            `json:"next"`
+	ByName   map[string]*strictTree `json:"byName"`
+}
+
+// A recursive type has a shape, and shapes are built safely by requests
+// racing to be the first (go test -race).
+func TestStrictUnmarshalRecursiveAndConcurrent(t *testing.T) {
+	in := []byte(`{"name":"a","next":{"name":"b","next":{"Name":"c"}}}`)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			var v strictTree
+			if err := StrictUnmarshal(in, &v); err == nil || err.Error() != `member "Name" in next.next is not "name": member names are case-sensitive` {
+				t.Errorf("got %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	var v strictTree
+	if err := StrictUnmarshal([]byte(`{"byName":{"x":{"name":"x","name":"y"}}}`), &v); err == nil || !strings.Contains(err.Error(), `in byName.x`) {
+		t.Errorf("map of recursive values: %v", err)
+	}
+	if err := StrictUnmarshal([]byte(`{"children":[{"name":"x"},null,{"name":"y","NAME":"z"}]}`), &v); err == nil || !strings.Contains(err.Error(), `in children[2]`) {
+		t.Errorf("slice of structs: %v", err)
+	}
+	var list []map[string]int
+	if err := StrictUnmarshal([]byte(`[{"a":1},{"b":1,"b":2}]`), &list); err == nil || !strings.Contains(err.Error(), `member "b" appears more than once in [1]`) {
+		t.Errorf("top-level slice: %v", err)
 	}
 }
