@@ -17,7 +17,10 @@
 //   - Run is the bookkeeping of one run of a handler: each ask gets a key
 //     unique in the run ("k", "k_2", ...), is answered from the state and the
 //     retry's inputResponses, or is recorded, in order, as a request of the
-//     next input_required result.
+//     next input_required result. A state records each key it asked with a
+//     digest of the question (QuestionDigest), and an answer counts only for
+//     an ask of that key with the same question: inputResponses nobody asked
+//     for (all of them on a first request) are ignored.
 //
 // A typical call: Codec.Resume (or NewRun on a first request), run the
 // handler, and when Run.Requests is not empty answer input_required with
