@@ -105,6 +105,16 @@ func TestElicit(t *testing.T) {
 	if _, err := Elicit[testform.NameForm](legacy, "Who?"); !errors.Is(err, runtime.ErrElicitInvalidContent) {
 		t.Errorf("bad content: %v", err)
 	}
+	// The adapters decode answers through the runtime's kit: the same strict
+	// rules (issue 15).
+	multi := Caller{Version: "2025-11-25", Send: send(`{"action":"accept","content":{"families":["ipv6-unicast","ipv6-unicast"]}}`)}
+	if _, err := Elicit[testform.FamiliesForm](multi, "Families?"); !errors.Is(err, runtime.ErrElicitInvalidContent) || !strings.Contains(err.Error(), `"families" item 1 repeats "ipv6-unicast"`) {
+		t.Errorf("repeated item: %v", err)
+	}
+	legacy.Send = send(`{"action":"decline","action":"accept","content":{"name":"ada"}}`)
+	if _, err := Elicit[testform.NameForm](legacy, "Who?"); !errors.Is(err, runtime.ErrElicitMalformed) || !strings.Contains(err.Error(), `member "action" appears more than once`) {
+		t.Errorf("action twice: %v", err)
+	}
 	sent = nil
 	refused := Caller{Version: "2025-06-18", Unsupported: &runtime.MissingCapabilityError{Mode: "form"}, Send: send(`{}`)}
 	if _, err := Elicit[testform.NameForm](refused, "Who?"); !errors.Is(err, runtime.ErrElicitUnsupported) || len(sent) != 0 {
