@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
@@ -32,7 +33,7 @@ func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
 	}
 	var ok bool
 	if r.Action, r.Content, ok = decodeElicitResultFast(raw); !ok {
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := roundtrip.StrictUnmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("%w: result is not an elicitation result: %v", ErrElicitMalformed, err)
 		}
 	}

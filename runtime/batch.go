@@ -49,8 +49,8 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 	}
 	for _, item := range items {
 		var msg message
-		if err := json.Unmarshal(item, &msg); err != nil {
-			add(encodeError(nil, rpcErrorf(CodeParseError, "parse error: %v", err)))
+		if err := decodeMessage(item, &msg); err != nil {
+			add(encodeError(nil, decodeFailure(err)))
 			continue
 		}
 		if err := msg.validate(); err != nil {

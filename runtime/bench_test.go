@@ -5,13 +5,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 
 	"github.com/go-elicit/elicit/runtime/internal/testform"
 )
@@ -427,9 +433,14 @@ func BenchmarkServeModern(b *testing.B) {
 }
 
 // The fast decoders of the request path (decodeMessage, decodeParamsFast,
-// parseElicitCapsFast, decodeResponsesFast) against encoding/json: where a
-// fast path answers, it answers what json.Unmarshal does. (Here beside the
-// benchmarks they serve; they are correctness tests all the same.)
+// parseElicitCapsFast, decodeResponsesFast, decodeElicitResultFast)
+// against their fallback, roundtrip.StrictUnmarshal: where a fast path
+// answers, it answers what the fallback does. Both are checked against an
+// oracle of the strict member rule built on encoding/json's tokenizer (a
+// repeated member, or one that differs from a field only in case, is
+// refused), and against plain json.Unmarshal where the rule has nothing to
+// say. Error replies stay valid UTF-8 JSON whatever the id. (Here beside
+// the benchmarks they serve; they are correctness tests all the same.)
 
 var fastDecodeSeeds = []string{
 	benchModernFirst,
@@ -437,7 +448,17 @@ var fastDecodeSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"a":[1,2]},"_meta":{"progressToken":"t","x":null,"x":1}}}`,
 	`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`,
 	`{"jsonrpc":"2.0","ID":1,"Method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"Method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"ping","METHOD":"tools/call"}`,
 	`{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
+	`{"jsonrpc":"2.0","id":1,"id":2,"method":"a"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"a","x":1,"x":2}`,
+	`{"jsonrpc":"2.0","id":1,"\u006dethod":"ping"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{"requeſtState":"x"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{"name":"a","name":"b"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":{"inputResponses":{"k":{},"k":{}}}}`,
+	`{"jsonrpc":"2.0","id":"x","error":{"code":1,"Message":"m"}}`,
+	`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m","code":2}}`,
 	`{"jsonrpc":1,"id":1,"method":"a"}`,
 	`{"jsonrpc":"2.0","id":"x","result":{}}`,
 	`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m"}}`,
@@ -451,6 +472,14 @@ var fastDecodeSeeds = []string{
 	`{"jsonrpc":"2.0","method":"m"} x`,
 	`{"jsonrpc":"2.0","method":"m",}`,
 	`{"jsonrpc":"2.0","méthod":"m"}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
+	"{\"jsonrpc\":\"2.0\",\"id\":\"a\xc3\",\"result\":{}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"\xffmethod\":\"ping\"}",
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"_meta\":{\"\xff\":1,\"\xfe\":2}}}",
+	`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":[1],"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":{},"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
 	`[]`, `"x"`, `null`, ``, `{`,
 }
 
@@ -459,38 +488,72 @@ func FuzzFastDecoders(f *testing.F) {
 		f.Add(s)
 	}
 	for _, s := range []string{benchAnswer, `{"action":"decline"}`, `{"action":"x\u0041","content":null}`, `{"Action":"accept"}`, `{"action":null}`, `{"action":"cancel","action":"accept"}`, `{"a":{"action":"accept"},"b":5}`, `{"a":1,"a":{}}`, `{"a":{},"b":{},"c":{},"d":{},"e":{},"f":{},"g":{},"h":{},"i":{}}`, `{}`, `{"elicitation":{}}`, `{"elicitation":{"form":{},"url":null}}`, `{"elicitation":null}`, `{"elicitation":5}`,
-		`{"Elicitation":{"url":{}}}`, `{"elicitation":{"URL":{}}}`, `{"elicitation":{},"elicitation":{"url":{}}}`, `{"roots":{"listChanged":true},"elicitation":{"form":{"x":1}}}`} {
+		`{"Elicitation":{"url":{}}}`, `{"elicitation":{"URL":{}}}`, `{"elicitation":{},"elicitation":{"url":{}}}`, `{"roots":{"listChanged":true},"elicitation":{"form":{"x":1}}}`,
+		`{"action":"accept","content":{},"Content":{"x":1}}`, "{\"action\":\"accept\",\"\xffcontent\":1}"} {
 		f.Add(s)
 	}
+	errorFields := []string{"code", "message", "data"}
 	f.Fuzz(func(t *testing.T, s string) {
 		b := []byte(s)
 		var fast, slow message
-		ferr, serr := decodeMessage(b, &fast), json.Unmarshal(b, &slow)
+		ferr, serr := decodeMessage(b, &fast), roundtrip.StrictUnmarshal(b, &slow)
 		if (ferr == nil) != (serr == nil) || (ferr != nil && ferr.Error() != serr.Error()) {
-			t.Fatalf("decodeMessage(%q): error %v, json.Unmarshal %v", s, ferr, serr)
+			t.Fatalf("decodeMessage(%q): error %v, fallback %v", s, ferr, serr)
 		}
 		if ferr == nil && !sameMessage(&fast, &slow) {
-			t.Fatalf("decodeMessage(%q) = %+v, json.Unmarshal %+v", s, fast, slow)
+			t.Fatalf("decodeMessage(%q) = %+v, fallback %+v", s, fast, slow)
+		}
+		// The member rule, by the oracle: refused where it applies, and
+		// json.Unmarshal's reading where it does not.
+		top, members := breaksMemberRule(b, messageFields[:])
+		if !top && members != nil && members["error"] != nil {
+			top, _ = breaksMemberRule(members["error"], errorFields)
+		}
+		var me *roundtrip.MemberError
+		if top != errors.As(ferr, &me) {
+			t.Fatalf("decodeMessage(%q): error %v, the member rule says refused=%v", s, ferr, top)
+		}
+		if ferr == nil {
+			var plain message
+			if err := json.Unmarshal(b, &plain); err != nil || !sameMessage(&fast, &plain) {
+				t.Fatalf("decodeMessage(%q) = %+v, json.Unmarshal %+v, %v", s, fast, plain, err)
+			}
+			// Whatever the id, an error reply is valid UTF-8 JSON, and it
+			// echoes the id only when the id is valid.
+			frame := encodeError(fast.ID, &RPCError{Code: CodeInvalidRequest, Message: "m"})
+			if !utf8.Valid(frame) || !json.Valid(frame) {
+				t.Fatalf("error reply %q for %q", frame, s)
+			}
+			if validID(fast.ID) && !bytes.Contains(frame, fast.ID) || !validID(fast.ID) && !bytes.HasPrefix(frame, []byte(`{"jsonrpc":"2.0","id":null,`)) {
+				t.Fatalf("error reply %q echoes the id of %q wrongly", frame, s)
+			}
 		}
 		if ferr == nil && len(slow.Params) > 0 { // params read in the message's pass, or later
 			fp, fe := fast.decodedParams()
 			var sp requestParams
-			se := json.Unmarshal(slow.Params, &sp)
+			se := roundtrip.StrictUnmarshal(slow.Params, &sp)
 			if (fe == nil) != (se == nil) || (fe != nil && fe.Error() != se.Error()) || (fe == nil && !sameParams(fp, &sp)) {
-				t.Fatalf("params of %q: %+v, %v; json.Unmarshal %+v, %v", s, fp, fe, sp, se)
+				t.Fatalf("params of %q: %+v, %v; fallback %+v, %v", s, fp, fe, sp, se)
+			}
+			broken, pm := breaksMemberRule(slow.Params, paramsFields[:])
+			if !broken && pm["_meta"] != nil { // inputResponses is read later, by the fast paths below
+				broken, _ = breaksMemberRule(pm["_meta"], nil)
+			}
+			if broken != errors.As(fe, &me) {
+				t.Fatalf("params of %q: error %v, the member rule says refused=%v", s, fe, broken)
 			}
 		}
 		if len(b) > 0 {
 			var fp, sp requestParams
 			if decodeParamsFast(b, &fp) {
-				if err := json.Unmarshal(b, &sp); err != nil || !sameParams(&fp, &sp) {
-					t.Fatalf("decodeParamsFast(%q) = %+v, json.Unmarshal %+v, %v", s, fp, sp, err)
+				if err := roundtrip.StrictUnmarshal(b, &sp); err != nil || !sameParams(&fp, &sp) {
+					t.Fatalf("decodeParamsFast(%q) = %+v, fallback %+v, %v", s, fp, sp, err)
 				}
 			}
 			if rs, ok := scanResponses(b); ok {
 				var sr map[string]json.RawMessage
-				if err := json.Unmarshal(b, &sr); err != nil || len(sr) != rs.n {
-					t.Fatalf("scanResponses(%q) read %d members, json.Unmarshal %q, %v", s, rs.n, sr, err)
+				if err := roundtrip.StrictUnmarshal(b, &sr); err != nil || len(sr) != rs.n {
+					t.Fatalf("scanResponses(%q) read %d members, fallback %q, %v", s, rs.n, sr, err)
 				}
 				bad := false
 				for k, v := range sr {
@@ -505,8 +568,8 @@ func FuzzFastDecoders(f *testing.F) {
 			}
 			if fr, ok := decodeResponsesFast(b); ok {
 				var sr map[string]json.RawMessage
-				if err := json.Unmarshal(b, &sr); err != nil || !sameRaws(fr, sr) {
-					t.Fatalf("decodeResponsesFast(%q) = %q, json.Unmarshal %q, %v", s, fr, sr, err)
+				if err := roundtrip.StrictUnmarshal(b, &sr); err != nil || !sameRaws(fr, sr) {
+					t.Fatalf("decodeResponsesFast(%q) = %q, fallback %q, %v", s, fr, sr, err)
 				}
 			}
 		}
@@ -515,20 +578,20 @@ func FuzzFastDecoders(f *testing.F) {
 				Action  string          `json:"action"`
 				Content json.RawMessage `json:"content"`
 			}
-			if err := json.Unmarshal(b, &r); err != nil || r.Action != action || !sameRaw(r.Content, content) {
-				t.Fatalf("decodeElicitResultFast(%q) = %q, %q; json.Unmarshal %+v, %v", s, action, content, r, err)
+			if err := roundtrip.StrictUnmarshal(b, &r); err != nil || r.Action != action || !sameRaw(r.Content, content) {
+				t.Fatalf("decodeElicitResultFast(%q) = %q, %q; fallback %+v, %v", s, action, content, r, err)
 			}
 		}
 		if c, ok := parseElicitCapsFast(b); ok {
 			var slowCaps elicitCaps
-			func() { // the reference: parseElicitCaps as it was
+			func() { // the reference: parseElicitCaps's fallback
 				var v struct {
 					Elicitation *struct {
 						Form json.RawMessage `json:"form"`
 						URL  json.RawMessage `json:"url"`
 					} `json:"elicitation"`
 				}
-				if len(b) == 0 || json.Unmarshal(b, &v) != nil || v.Elicitation == nil {
+				if len(b) == 0 || roundtrip.StrictUnmarshal(b, &v) != nil || v.Elicitation == nil {
 					return
 				}
 				declared := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
@@ -539,6 +602,41 @@ func FuzzFastDecoders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// breaksMemberRule is the oracle of the strict member rule for one object,
+// read with encoding/json's tokenizer: whether a member named in fields (or
+// any member, fields nil: a map) appears twice, or a member differs from
+// one of fields only in case. It also returns the members by exact name
+// (nil when b is not a valid object).
+func breaksMemberRule(b []byte, fields []string) (bool, map[string]json.RawMessage) {
+	if !json.Valid(b) {
+		return false, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false, nil
+	}
+	members := map[string]json.RawMessage{}
+	broken := false
+	for dec.More() {
+		tok, _ := dec.Token()
+		name := tok.(string)
+		var v json.RawMessage
+		_ = dec.Decode(&v)
+		read := fields == nil || slices.Contains(fields, name)
+		if !read {
+			for _, f := range fields {
+				broken = broken || strings.EqualFold(f, name)
+			}
+			continue
+		}
+		if _, dup := members[name]; dup {
+			broken = true
+		}
+		members[name] = v
+	}
+	return broken, members
 }
 
 func sameRaw(a, b json.RawMessage) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }

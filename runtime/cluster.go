@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // Several replicas behind a load balancer. A 2026-07-28 request needs
@@ -331,7 +333,7 @@ type clusterPeer struct{ s *Server }
 
 func (p clusterPeer) DeliverAnswer(sessionID string, response []byte) error {
 	var msg message
-	if err := json.Unmarshal(response, &msg); err != nil || msg.validate() != nil || !msg.isResponse() {
+	if err := roundtrip.StrictUnmarshal(response, &msg); err != nil || msg.validate() != nil || !msg.isResponse() {
 		return fmt.Errorf("%w: not a JSON-RPC response", ErrClusterNotPending)
 	}
 	sess, ok := p.s.session(sessionID)

@@ -13,37 +13,26 @@ import (
 
 // TestModernAnswersWithoutState: a first 2026-07-28 request may carry
 // inputResponses without a requestState (suite scenario
-// input-required-result-ignore-extra-params). The key the handler asks is
-// answered from them; keys nobody asks are ignored and never sealed into a
-// later requestState.
+// input-required-result-ignore-extra-params, a SHOULD). Nothing was asked
+// yet, so none of them counts (issue 15): the handler is asked as on any
+// first run, and the form goes out. The suite's check ends in a WARNING,
+// baselined with this reason.
 func TestModernAnswersWithoutState(t *testing.T) {
 	f := newFixture(t, Options{})
 	c := f.newClient()
-	r := c.modernCallTool("ask", `{}`, modernCapsElicit,
-		`"inputResponses":{"elicit":{"action":"accept","content":{"username":"ada"}},"unknown_extra":{"action":"accept","content":{"foo":"bar"}}}`)
-	if o := f.waitOutcome(); o.err != nil || o.content["username"] != "ada" {
-		t.Fatalf("Elicit returned %v, %v", o.content, o.err)
-	}
-	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), `hello {\"username\":\"ada\"}`) {
-		t.Fatalf("result %v", r.Result)
-	}
-
-	// Unasked keys only: the handler is asked as on any first run.
-	r = c.modernCallTool("ask", `{}`, modernCapsElicit, `"inputResponses":{"wrong_key":{"action":"accept","content":{"data":"x"}}}`)
-	if o := f.waitOutcome(); !errors.Is(o.err, ErrInputRequired) {
-		t.Fatalf("Elicit returned %v", o.err)
-	}
-	if str(r.Result["resultType"]) != "input_required" {
-		t.Fatalf("result %v", r.Result)
-	}
-
-	// A bad answer is still validated.
-	r = c.modernCallTool("ask", `{}`, modernCapsElicit, `"inputResponses":{"elicit":{"action":"accept","content":{"username":7}}}`)
-	if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitInvalidContent) {
-		t.Fatalf("Elicit returned %v", o.err)
-	}
-	if string(r.Result["isError"]) != "true" {
-		t.Fatalf("result %v", r.Result)
+	for _, responses := range []string{
+		`{"elicit":{"action":"accept","content":{"username":"ada"}},"unknown_extra":{"action":"accept","content":{"foo":"bar"}}}`,
+		`{"wrong_key":{"action":"accept","content":{"data":"x"}}}`,
+		`{"elicit":{"action":"accept","content":{"username":7}}}`, // not even read
+		`{"elicit":5}`,
+	} {
+		r := c.modernCallTool("ask", `{}`, modernCapsElicit, `"inputResponses":`+responses)
+		if o := f.waitOutcome(); !errors.Is(o.err, ErrInputRequired) {
+			t.Fatalf("%s: Elicit returned %v, %v; want the form asked", responses, o.content, o.err)
+		}
+		if str(r.Result["resultType"]) != "input_required" || !strings.Contains(string(r.Result["inputRequests"]), `"elicit":{"method":"elicitation/create"`) {
+			t.Fatalf("%s: result %v", responses, r.Result)
+		}
 	}
 }
 

@@ -100,7 +100,7 @@ func (s *Server) legacyNotification(sess *Session, msg *message) {
 		RequestID json.RawMessage `json:"requestId"`
 		Reason    string          `json:"reason"`
 	}
-	if json.Unmarshal(msg.Params, &p) == nil && validID(p.RequestID) {
+	if roundtrip.StrictUnmarshal(msg.Params, &p) == nil && validID(p.RequestID) {
 		if !sess.cancelCall(idKey(p.RequestID), p.Reason) {
 			s.log.Debug("cancel for no running request", "session", sess.id, "id", string(p.RequestID))
 		}
@@ -125,7 +125,7 @@ func (s *Server) initializeResult(msg *message, subject string, register bool) (
 		return nil, replyError(http.StatusBadRequest, nil, rpcErrorf(CodeInvalidRequest, "initialize must be a request"))
 	}
 	var p initializeParams
-	if len(msg.Params) == 0 || json.Unmarshal(msg.Params, &p) != nil || p.ProtocolVersion == "" {
+	if len(msg.Params) == 0 || roundtrip.StrictUnmarshal(msg.Params, &p) != nil || p.ProtocolVersion == "" {
 		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize needs params with protocolVersion, capabilities and clientInfo"))
 	}
 	version := negotiate(p.ProtocolVersion)

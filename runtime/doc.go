@@ -86,6 +86,41 @@
 // on 2026-07-28 (the handler runs again on the retry), an isError result for
 // a client that cannot be sent URLs.
 //
+// # Strict JSON-RPC
+//
+// Every message is read the same way on every transport (HTTP in both
+// eras, 2025-03-26 batches, stdio), and so are the answers clients send
+// back: member names match only exactly ("Method" is not "method"), and a
+// member the server reads appears once; either is refused (-32600, or
+// -32602 inside params) rather than read differently from a proxy in
+// front of the server. An id that is not a string or a number, or a string
+// that is not valid UTF-8, gets an error reply whose id is null, so a
+// reply is always valid UTF-8 JSON; a number with a fraction is a valid id
+// and is echoed as sent.
+//
+// # 2026-07-28: answers only to what was asked
+//
+// On 2026-07-28 an Elicit that has no answer yet ends the run with an
+// input_required result naming the question under a key, and the client
+// retries with inputResponses and the requestState it was handed. The
+// requestState records, sealed under the server's key (AES-256-GCM, bound to
+// the method, the tool, a digest of the arguments, the authenticated
+// caller and a lifetime), each key the round asked and a digest of the
+// question asked under it (the elicitation/create params: message and
+// schema, or URL). An answer counts only for the same question: an Elicit
+// of that key with the same params, in a later round of the same call.
+// Everything else is ignored and the question is asked: inputResponses on
+// a first request (no requestState), for a key the last round did not ask,
+// or for a key that now stands for another question (the message or the
+// form changed between rounds). The adapters (runtime/gosdk,
+// runtime/mcpgo) follow the same rule.
+//
+// What this guarantees: the client was sent this exact question, by this
+// server, earlier in this call. What it cannot: that a person saw it. A
+// client (or an agent driving one) may still answer on the user's behalf;
+// a handler that needs a person's consent for real needs more than
+// elicitation (URL mode to a page of its own, for instance).
+//
 // # Adapters to other server libraries
 //
 // runtime/gosdk and runtime/mcpgo bring Elicit[T] to servers built on other

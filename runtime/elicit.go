@@ -3,11 +3,14 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/internal/subset"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
@@ -116,6 +119,10 @@ func (s *Session) Elicit(ctx context.Context, message string, schema map[string]
 	}
 	var values map[string]any
 	if len(content) > 0 {
+		var me *roundtrip.MemberError // a repeated property, as generated decoders report it
+		if errors.As(roundtrip.CheckMembers(content, reflect.TypeOf(values)), &me) {
+			return nil, &ContentError{Problems: []Problem{{Property: me.Name, Message: "appears more than once"}}}
+		}
 		dec := json.NewDecoder(strings.NewReader(string(content)))
 		dec.UseNumber()
 		if err := dec.Decode(&values); err != nil {
@@ -346,8 +353,8 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 	// Keys are positional: the same list on every run finds its answers.
 	// A pass whose keys were all answered with accept means the handler
 	// still needs them: the next pass asks them again under the next keys.
-	// Each input_required round can answer one pass, so more answered
-	// passes than rounds (a client offering answers up front) are bounded.
+	// Each input_required round can answer one pass (only the keys a round
+	// asked are answered), so more passes than rounds end the call.
 	asks := make([][]byte, len(data.Elicitations))
 	for i, el := range data.Elicitations {
 		asks[i] = urlParams(el.Message, el.URL, "")

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 )
@@ -50,6 +51,11 @@ func FuzzServeMessage(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":1e999,"method":"ping"}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
+		`{"jsonrpc":"2.0","id":true,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"elicit-1","result":{"action":"accept","action":"decline"}}`,
 		strings.Repeat("[", 10000),
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"plain","arguments":` + strings.Repeat(`{"a":`, 2000) + `1` + strings.Repeat(`}`, 2000) + `}}`,
 	} {
@@ -81,8 +87,8 @@ func FuzzServeMessage(f *testing.F) {
 		if !allowed[rec.Code] {
 			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body)
 		}
-		if rec.Body.Len() > 0 && !json.Valid(rec.Body.Bytes()) {
-			t.Fatalf("non-JSON body %q for %q", rec.Body, body)
+		if rec.Body.Len() > 0 && (!json.Valid(rec.Body.Bytes()) || !utf8.Valid(rec.Body.Bytes())) {
+			t.Fatalf("a body that is not valid UTF-8 JSON %q for %q", rec.Body, body)
 		}
 	})
 }

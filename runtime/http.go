@@ -150,7 +150,8 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	var msg message
 	if err := decodeMessage(body, &msg); err != nil { // body is not reused: msg may hold slices of it
-		httpError(w, http.StatusBadRequest, CodeParseError, "parse error: "+err.Error())
+		e := decodeFailure(err)
+		httpError(w, http.StatusBadRequest, e.Code, e.Message)
 		return
 	}
 	if err := msg.validate(); err != nil {

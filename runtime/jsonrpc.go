@@ -3,8 +3,10 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 )
@@ -111,31 +113,45 @@ func (m *message) decodedParams() (*requestParams, error) {
 		m.params = &requestParams{}
 		if len(m.Params) > 0 && !decodeParamsFast(m.Params, m.params) {
 			*m.params = requestParams{}
-			m.paramsErr = json.Unmarshal(m.Params, m.params)
+			m.paramsErr = roundtrip.StrictUnmarshal(m.Params, m.params)
 		}
 	}
 	return m.params, m.paramsErr
 }
 
 // The fast paths below read a request in one pass over its bytes, as
-// json.Unmarshal would into message and requestParams, with the raw values
-// slices of the input instead of copies. They handle what clients send:
-// each field once, keys as declared; anything else (a key that differs
-// only in case, which encoding/json would match, a duplicate, a value of
-// an unexpected type, invalid JSON) goes to encoding/json, which then
-// decides, errors included.
+// roundtrip.StrictUnmarshal would into message and requestParams, with the
+// raw values slices of the input instead of copies. They handle what
+// clients send: each field once, keys as declared; anything else (a key
+// that differs only in case, a repeated member, a value of an unexpected
+// type, invalid JSON) goes to StrictUnmarshal, which then decides, errors
+// included: it refuses the first two (the strict member rule, see
+// roundtrip.MemberError), so no input reads differently on the two paths
+// or differently from a case-sensitive reader in front of the server.
 
 // messageFields are the JSON names of message's fields.
 var messageFields = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
-// decodeMessage decodes body into m as json.Unmarshal does. Its values may
-// be slices of body, which the caller must therefore not reuse.
+// decodeMessage decodes body into m as roundtrip.StrictUnmarshal does. Its
+// values may be slices of body, which the caller must therefore not reuse.
+// Every transport reads messages through it (HTTP, batch items, stdio).
 func decodeMessage(body []byte, m *message) error {
 	if decodeMessageFast(body, m) {
 		return nil
 	}
 	*m = message{}
-	return json.Unmarshal(body, m)
+	return roundtrip.StrictUnmarshal(body, m)
+}
+
+// decodeFailure is the error reply to a message decodeMessage refused: a
+// member the strict rule refuses makes an invalid request, anything else
+// is a parse error.
+func decodeFailure(err error) *RPCError {
+	var me *roundtrip.MemberError
+	if errors.As(err, &me) {
+		return rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)
+	}
+	return rpcErrorf(CodeParseError, "parse error: %v", err)
 }
 
 // decodeMessageFast reads a request or notification (no result, no error),
@@ -246,7 +262,10 @@ func decodeParamsAt(b []byte, i int, p *requestParams) (int, bool) {
 			bit = 1
 			meta := make(map[string]json.RawMessage, 4)
 			if end, ok = roundtrip.EachMember(b, at, func(k, v []byte) bool {
-				meta[metaKey(k)] = v // a later duplicate wins, as in encoding/json
+				if _, dup := meta[string(k)]; dup {
+					return false // refused by StrictUnmarshal
+				}
+				meta[metaKey(k)] = v
 				return true
 			}); !ok {
 				return end, false // not an object (null included), or for encoding/json
@@ -312,7 +331,7 @@ func decodeParamsAt(b []byte, i int, p *requestParams) (int, bool) {
 	})
 }
 
-// decodeElicitResultFast reads an ElicitResult as json.Unmarshal would
+// decodeElicitResultFast reads an ElicitResult as StrictUnmarshal would
 // into struct{Action string; Content json.RawMessage} (tags "action",
 // "content"), content a slice of raw; ok is false for what it leaves to
 // encoding/json. It is for elicitOutcome (adapter.go), whose
@@ -440,14 +459,21 @@ func (m *message) validate() error {
 }
 
 // validID accepts the JSON-RPC ids MCP allows: strings and numbers (not
-// null). id is a JSON value the message decoder has already checked, so its
-// first byte says what it is.
+// null, not booleans, arrays or objects). id is a JSON value the message
+// decoder has already checked, so its first byte says what it is. A string
+// must be valid UTF-8 as sent (escapes are ASCII), so that echoing it keeps
+// a reply valid UTF-8 JSON. Numbers are echoed as sent, fractions and
+// exponents included: MCP's RequestId is any JSON number, and JSON-RPC's
+// "SHOULD NOT contain fractional parts" binds the client, while echoing
+// the id exactly is what lets it match the reply.
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
 	}
 	switch c := id[0]; {
-	case c == '"', c == '-', c >= '0' && c <= '9':
+	case c == '"':
+		return utf8.Valid(id)
+	case c == '-', c >= '0' && c <= '9':
 		return true
 	}
 	return false
@@ -482,9 +508,11 @@ func encodeRawResponse(id json.RawMessage, result []byte) []byte {
 	return append(b, '}')
 }
 
-// encodeError builds a JSON-RPC error response; a nil id encodes as null.
+// encodeError builds a JSON-RPC error response; a nil or invalid id (see
+// validID) encodes as null, so an error reply never echoes what made the
+// request invalid.
 func encodeError(id json.RawMessage, e *RPCError) []byte {
-	if len(id) == 0 {
+	if !validID(id) {
 		id = json.RawMessage("null")
 	}
 	raw, _ := json.Marshal(e) // RPCError always marshals

@@ -121,7 +121,10 @@ func headerValue(r *http.Request, name string) (string, bool) {
 func parseModernMeta(msg *message) (modernMeta, *RPCError) {
 	var mm modernMeta
 	p, err := msg.decodedParams()
-	if len(msg.Params) == 0 || err != nil || p.Meta == nil {
+	if err != nil {
+		return mm, rpcErrorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	if len(msg.Params) == 0 || p.Meta == nil {
 		return mm, rpcErrorf(CodeInvalidParams, "params._meta with %s and %s is required", metaProtocolVersion, metaClientCapabilities)
 	}
 	if mm.version = metaString(p.Meta[metaProtocolVersion]); mm.version == "" {
@@ -213,10 +216,15 @@ func stateCall(method string, p callParams, subject string) roundtrip.Call {
 }
 
 // openRound rebuilds the answers of earlier rounds from requestState and
-// adds this retry's inputResponses for the keys that were asked.
+// adds this retry's inputResponses for the keys that were asked. Without a
+// requestState nothing was asked, so inputResponses are not even read: a
+// form the user was never shown does not count as answered.
 func (s *Server) openRound(method string, p callParams, mp modernCallParams, subject string) (*roundtrip.Run, *RPCError) {
-	present := len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null"
-	if present && mp.HasState {
+	if !mp.HasState {
+		return roundtrip.NewRun(), nil
+	}
+	var responses map[string]json.RawMessage
+	if len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null" {
 		// A retry: its responses are looked up in place, for the keys the
 		// state asked.
 		if rs, ok := scanResponses(mp.InputResponses); ok {
@@ -225,13 +233,10 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 			}
 			return s.resume(method, p, mp, subject, rs.lookup)
 		}
-	}
-	var responses map[string]json.RawMessage
-	if present {
 		var ok bool
 		if responses, ok = decodeResponsesFast(mp.InputResponses); !ok {
 			var decoded map[string]json.RawMessage
-			if err := json.Unmarshal(mp.InputResponses, &decoded); err != nil {
+			if err := roundtrip.StrictUnmarshal(mp.InputResponses, &decoded); err != nil {
 				return nil, rpcErrorf(CodeInvalidParams, "inputResponses must be an object of responses: %v", err)
 			}
 			responses = decoded
@@ -241,9 +246,6 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", k)
 			}
 		}
-	}
-	if !mp.HasState {
-		return roundtrip.NewRun(responses), nil // a first run: only the keys the handler asks count
 	}
 	return s.resume(method, p, mp, subject, func(key []byte) (json.RawMessage, bool) {
 		v, ok := responses[string(key)]
@@ -312,7 +314,10 @@ func (rs *scannedResponses) lookup(key []byte) (json.RawMessage, bool) {
 func decodeResponsesFast(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	responses := make(map[string]json.RawMessage, 2)
 	end, ok := roundtrip.EachMember(raw, 0, func(k, v []byte) bool {
-		responses[string(k)] = v // a later duplicate wins, as in encoding/json
+		if _, dup := responses[string(k)]; dup {
+			return false // refused by StrictUnmarshal
+		}
+		responses[string(k)] = v
 		return true
 	})
 	return responses, ok && roundtrip.SkipSpace(raw, end) == len(raw)

@@ -60,7 +60,7 @@ func parseElicitCaps(capabilities json.RawMessage) elicitCaps {
 			URL  json.RawMessage `json:"url"`
 		} `json:"elicitation"`
 	}
-	if len(capabilities) == 0 || json.Unmarshal(capabilities, &c) != nil || c.Elicitation == nil {
+	if len(capabilities) == 0 || roundtrip.StrictUnmarshal(capabilities, &c) != nil || c.Elicitation == nil {
 		return elicitCaps{}
 	}
 	e := c.Elicitation

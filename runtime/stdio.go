@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // ServeStdio serves the server's tools over the stdio transport:
@@ -212,8 +214,8 @@ func (c *stdioConn) handleLine(line []byte) {
 		return
 	}
 	var msg message
-	if err := json.Unmarshal(line, &msg); err != nil {
-		c.writeError(nil, rpcErrorf(CodeParseError, "parse error: %v", err))
+	if err := decodeMessage(line, &msg); err != nil {
+		c.writeError(nil, decodeFailure(err))
 		return
 	}
 	if err := msg.validate(); err != nil {
@@ -294,7 +296,7 @@ func (c *stdioConn) cancel(msg *message) {
 		RequestID json.RawMessage `json:"requestId"`
 		Reason    string          `json:"reason"`
 	}
-	if json.Unmarshal(msg.Params, &p) != nil || !validID(p.RequestID) {
+	if roundtrip.StrictUnmarshal(msg.Params, &p) != nil || !validID(p.RequestID) {
 		return
 	}
 	key := idKey(p.RequestID)

@@ -190,8 +190,8 @@ func TestURLElicitationRequiredEveryProtocol(t *testing.T) {
 }
 
 // TestURLRequiredAnswersOfferedUpFront: a first request that offers many
-// accepted answers up front costs a bounded number of passes, not one per
-// answer, and ends the call instead of sealing them all.
+// accepted answers up front gets them ignored (nothing was asked yet): the
+// URL interaction is asked, once, and none of them is sealed.
 func TestURLRequiredAnswersOfferedUpFront(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "needs-login"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
@@ -204,7 +204,7 @@ func TestURLRequiredAnswersOfferedUpFront(t *testing.T) {
 	}
 	b.WriteString("}")
 	r := f.newClient().modernCallTool("needs-login", `{}`, modernCapsURL, `"inputResponses":`+b.String())
-	if str(r.Result["resultType"]) != "complete" || string(r.Result["isError"]) != "true" || !strings.Contains(string(r.Result["content"]), "still not complete") {
+	if str(r.Result["resultType"]) != "input_required" || string(r.Result["inputRequests"]) != `{"url_required":{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://auth.example/e1"}}}` || len(r.Result["requestState"]) > 200 {
 		t.Fatalf("got %v", r.Result)
 	}
 }

@@ -26,17 +26,18 @@ func newCodec(t testing.TB, keys ...[]byte) *Codec {
 func TestRunAcrossRounds(t *testing.T) {
 	c := newCodec(t, key(1))
 	call := Call{Method: "tools/call", Name: "tool", Args: []byte(`{"b": 2, "a": 1}`), Subject: "alice"}
-	// First run: two asks of one base get distinct keys; an offered answer
-	// for an asked key is taken, one for a key nobody asks is ignored.
-	r := NewRun(map[string]json.RawMessage{"other": []byte(`{"action":"accept"}`), "f_2": []byte(`{"action":"decline"}`)})
-	if _, ok := r.Ask("f", []byte(`{"message":"first"}`)); ok {
+	first, second, changed := []byte(`{"message":"first"}`), []byte(`{"message":"second"}`), []byte(`{"message":"changed"}`)
+	// First run: two asks of one base get distinct keys; nothing is
+	// answered, whatever the first request carried.
+	r := NewRun()
+	if _, ok := r.Ask("f", first); ok {
 		t.Fatal("first ask answered")
 	}
-	if ans, ok := r.Ask("f", []byte(`{"message":"second"}`)); !ok || string(ans) != `{"action":"decline"}` {
-		t.Fatalf("offered answer: %s, %v", ans, ok)
+	if _, ok := r.Ask("f", second); ok {
+		t.Fatal("second ask answered")
 	}
 	reqs := r.Requests()
-	if len(reqs) != 1 || reqs[0].Key != "f" || string(reqs[0].Params) != `{"message":"first"}` {
+	if len(reqs) != 2 || reqs[0].Key != "f" || string(reqs[0].Params) != string(first) || reqs[1].Key != "f_2" {
 		t.Fatalf("requests: %+v", reqs)
 	}
 	state, err := c.SealRun(call, r)
@@ -47,52 +48,62 @@ func TestRunAcrossRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Round != 1 || len(st.Asked) != 1 || st.Asked[0] != "f" || len(st.Answers) != 1 || string(st.Answers["f_2"]) != `{"action":"decline"}` {
+	if st.Round != 1 || strings.Join(st.Asked, ",") != "f,f_2" || len(st.Answers) != 0 ||
+		!bytes.Equal(st.Questions["f"], QuestionDigest(first)) || !bytes.Equal(st.Questions["f_2"], QuestionDigest(second)) {
 		t.Errorf("sealed state %+v", st)
 	}
-	if _, ok := st.Answers["other"]; ok {
-		t.Error("an offered answer nobody asked for was sealed")
-	}
 
-	// The retry re-serialises the arguments; the answer for "f" arrives,
-	// an answer for a key never asked is ignored.
+	// The retry re-serialises the arguments; the answers for "f" and "f_2"
+	// arrive, an answer for a key never asked is ignored. This run asks
+	// another question under f_2: the answer to the old one does not count.
 	retry := call
 	retry.Args = []byte(`{"a":1,"b":2}`)
-	r2, err := c.Resume(state, retry, map[string]json.RawMessage{"f": []byte(`{"action":"accept","content":{}}`), "g": []byte(`{"action":"cancel"}`)})
+	r2, err := c.Resume(state, retry, map[string]json.RawMessage{"f": []byte(`{"action":"accept","content":{}}`), "f_2": []byte(`{"action":"decline"}`), "g": []byte(`{"action":"cancel"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r2.Round() != 1 {
 		t.Errorf("round %d, want 1", r2.Round())
 	}
-	if ans, ok := r2.Ask("f", nil); !ok || string(ans) != `{"action":"accept","content":{}}` {
+	if ans, ok := r2.Ask("f", first); !ok || string(ans) != `{"action":"accept","content":{}}` {
 		t.Errorf("retry f: %s, %v", ans, ok)
 	}
-	if ans, ok := r2.Ask("f", nil); !ok || string(ans) != `{"action":"decline"}` {
-		t.Errorf("retry f_2 (sealed): %s, %v", ans, ok)
+	if ans, ok := r2.Ask("f", changed); ok {
+		t.Errorf("f_2 asked another question, answered by the old one's answer %s", ans)
 	}
 	if _, ok := r2.Ask("g", []byte(`{}`)); ok {
 		t.Error("g was not asked before, so it must be asked now")
 	}
-	if _, ok := r2.Ask("", []byte(`{}`)); ok {
-		t.Error("the default key was answered")
-	}
-	if reqs := r2.Requests(); len(reqs) != 2 || reqs[0].Key != "g" || reqs[1].Key != DefaultKey {
+	if reqs := r2.Requests(); len(reqs) != 2 || reqs[0].Key != "f_2" || reqs[1].Key != "g" {
 		t.Errorf("requests in order: %+v", reqs)
 	}
 	state2, err := c.SealRun(retry, r2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := c.Open(state2, call); err != nil || st.Round != 2 || len(st.Answers) != 2 || strings.Join(st.Asked, ",") != "g,elicit" {
-		t.Errorf("second state %+v, %v", st, err)
+	st2, err := c.Open(state2, call)
+	if err != nil || st2.Round != 2 || len(st2.Answers) != 1 || strings.Join(st2.Asked, ",") != "f_2,g" || !bytes.Equal(st2.Questions["f_2"], QuestionDigest(changed)) {
+		t.Fatalf("second state %+v, %v", st2, err)
+	}
+
+	// Third run: the sealed answer to f and this round's answer to the
+	// question f_2 now stands for.
+	r3, err := c.Resume(state2, call, map[string]json.RawMessage{"f_2": []byte(`{"action":"decline"}`), "g": []byte(`{"action":"cancel"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans, ok := r3.Ask("f", first); !ok || string(ans) != `{"action":"accept","content":{}}` {
+		t.Errorf("third run f (sealed): %s, %v", ans, ok)
+	}
+	if ans, ok := r3.Ask("f", changed); !ok || string(ans) != `{"action":"decline"}` {
+		t.Errorf("third run f_2: %s, %v", ans, ok)
 	}
 }
 
 func TestOpenRejects(t *testing.T) {
 	c := newCodec(t, key(1))
 	call := Call{Method: "tools/call", Name: "tool", Args: []byte(`{"a":1}`), Subject: "alice"}
-	state, err := c.SealRun(call, NewRun(nil))
+	state, err := c.SealRun(call, NewRun())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +144,7 @@ func TestStateExpires(t *testing.T) {
 	c := newCodec(t, key(1))
 	c.ttl = -2 * time.Second
 	call := Call{Name: "tool"}
-	r := NewRun(nil)
+	r := NewRun()
 	r.Ask("f", nil)
 	state, err := c.SealRun(call, r)
 	if err != nil {
@@ -171,7 +182,7 @@ func TestNewCodec(t *testing.T) {
 		t.Fatalf("random key: %v", err)
 	}
 	// Two processes with random keys do not open each other's states.
-	state, _ := c.SealRun(Call{Name: "t"}, NewRun(nil))
+	state, _ := c.SealRun(Call{Name: "t"}, NewRun())
 	d, _ := NewCodec(nil, time.Minute, label)
 	if _, err := d.Open(state, Call{Name: "t"}); !errors.Is(err, ErrTampered) {
 		t.Errorf("another random key opened it: %v", err)
@@ -207,7 +218,7 @@ func TestArgsDigest(t *testing.T) {
 }
 
 func TestRunConcurrentAsks(t *testing.T) {
-	r := NewRun(nil)
+	r := NewRun()
 	var wg sync.WaitGroup
 	for i := 0; i < 50; i++ {
 		wg.Add(1)
@@ -233,7 +244,7 @@ func FuzzOpen(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	r := NewRun(nil)
+	r := NewRun()
 	r.Ask("", []byte(`{}`))
 	good, err := codec.SealRun(Call{Method: "tools/call", Name: "ask", Args: []byte(`{}`)}, r)
 	if err != nil {

@@ -1,6 +1,7 @@
 package roundtrip
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -18,18 +19,37 @@ const DefaultKey = "elicit"
 type Request struct {
 	Key    string
 	Params json.RawMessage
+
+	question [questionSize]byte // QuestionDigest of Params
+}
+
+// questionSize is the length of a question digest: 128 bits of SHA-256,
+// collision-resistant enough for telling two questions of one call apart.
+const questionSize = 16
+
+// QuestionDigest is what a requestState binds an asked key to: a digest of
+// the params it was asked with, byte for byte (the server builds them the
+// same way on every run, so the same question has the same bytes).
+func QuestionDigest(params []byte) []byte {
+	d := questionDigest(params)
+	return d[:]
+}
+
+func questionDigest(params []byte) (q [questionSize]byte) {
+	sum := sha256.Sum256(params)
+	copy(q[:], sum[:])
+	return q
 }
 
 // Run is the state of one run of a handler on a 2026-07-28 request. It is
 // safe for concurrent use.
 type Run struct {
-	mu      sync.Mutex
-	answers []answer // from the state and this retry's inputResponses; keys unique
-	// offered holds the inputResponses of a first request (no state): a
-	// client may answer up front, and the keys the handler asks are taken
-	// from here (and then sealed with the answers); the rest are ignored, as
-	// the spec asks for information a server does not recognise.
-	offered  map[string]json.RawMessage
+	mu sync.Mutex
+	// answers are from the state and this retry's inputResponses, for keys
+	// an earlier round asked (keys unique). inputResponses for keys no
+	// round asked (all of them on a first request) are ignored: an answer
+	// counts only for a question the client was sent.
+	answers  []answer
 	requests []Request // asked in this run, in order
 	used     []use     // how often each base key was asked in this run
 	round    int       // input_required results issued before this run
@@ -42,10 +62,11 @@ type Run struct {
 }
 
 // answer is one answer of a run: its key (a string, or a slice of the
-// opened state) and the response.
+// opened state), the digest of the question it answers and the response.
 type answer struct {
-	key []byte
-	raw json.RawMessage
+	key      []byte
+	question []byte
+	raw      json.RawMessage
 }
 
 // use counts the asks of one base key.
@@ -58,38 +79,47 @@ func (r *Run) init() {
 	r.answers, r.requests, r.used = r.answersBuf[:0], r.requestsBuf[:0], r.usedBuf[:0]
 }
 
-// answerLocked returns the answer for key.
-func (r *Run) answerLocked(key string) (json.RawMessage, bool) {
-	for _, a := range r.answers {
+// answerLocked returns the answer for key if it answers question; an
+// answer to another question under key is dropped, so it is not sealed
+// again.
+func (r *Run) answerLocked(key string, question []byte) (json.RawMessage, bool) {
+	for i, a := range r.answers {
 		if string(a.key) == key {
-			return a.raw, true
+			if string(a.question) == string(question) {
+				return a.raw, true
+			}
+			r.answers = slices.Delete(r.answers, i, i+1)
+			return nil, false
 		}
 	}
 	return nil, false
 }
 
 // setAnswerLocked sets the answer for key, replacing one there is.
-func (r *Run) setAnswerLocked(key []byte, raw json.RawMessage) {
+func (r *Run) setAnswerLocked(key, question []byte, raw json.RawMessage) {
 	for i := range r.answers {
 		if string(r.answers[i].key) == string(key) {
-			r.answers[i].raw = raw
+			r.answers[i].question, r.answers[i].raw = question, raw
 			return
 		}
 	}
-	r.answers = append(r.answers, answer{key: key, raw: raw})
+	r.answers = append(r.answers, answer{key: key, question: question, raw: raw})
 }
 
-// NewRun starts the run of a first request, whose inputResponses (offered,
-// by key) answer the keys the handler asks; offered may be nil.
-func NewRun(offered map[string]json.RawMessage) *Run {
-	r := &Run{offered: offered}
+// NewRun starts the run of a first request. It has no answers: whatever
+// inputResponses a first request carries were not asked for and do not
+// count.
+func NewRun() *Run {
+	r := &Run{}
 	r.init()
 	return r
 }
 
 // Resume opens the state a retry echoed and starts its run: the answers of
 // earlier rounds, plus this retry's responses for the keys the last round
-// asked (responses for other keys are ignored).
+// asked (responses for other keys are ignored). Each answer stays bound to
+// the question its key was asked with, and counts only for an ask of that
+// key with the same params.
 func (c *Codec) Resume(sealed string, call Call, responses map[string]json.RawMessage) (*Run, error) {
 	return c.ResumeLookup([]byte(sealed), call, func(key []byte) (json.RawMessage, bool) {
 		v, ok := responses[string(key)]
@@ -106,10 +136,10 @@ func (c *Codec) ResumeLookup(sealed []byte, call Call, response func(key []byte)
 	}
 	r := &Run{round: int(st.round)}
 	r.init()
-	st.eachAnswer(func(k, v []byte) { r.setAnswerLocked(k, v) })
-	st.eachAsked(func(k []byte) {
+	st.eachAnswer(func(k, q, v []byte) { r.setAnswerLocked(k, q, v) })
+	st.eachAsked(func(k, q []byte) {
 		if v, ok := response(k); ok {
-			r.setAnswerLocked(k, v)
+			r.setAnswerLocked(k, q, v)
 		}
 	})
 	return r, nil
@@ -137,12 +167,13 @@ func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
 	ps.round = r.round + 1
 	return c.appendSealed(dst, &ps, func(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(r.requests)))
-		for _, req := range r.requests {
-			b = appendField(b, req.Key)
+		for i := range r.requests {
+			b = appendField(b, r.requests[i].Key)
+			b = appendField(b, r.requests[i].question[:])
 		}
 		b = binary.AppendUvarint(b, uint64(len(r.answers)))
 		for _, a := range r.answers {
-			b = appendAnswer(b, a.key, a.raw)
+			b = appendAnswer(b, a.key, a.question, a.raw)
 		}
 		return b
 	}), nil
@@ -150,8 +181,9 @@ func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
 
 // Ask returns the answer for the next ask of base in this run ("" is
 // DefaultKey): the first ask of a base is keyed base, later ones base_2,
-// base_3, ... When there is no answer yet, it records the request with
-// params and reports false.
+// base_3, ... Only an answer to this very question counts: one an earlier
+// round asked under this key with the same params. When there is none, it
+// records the request with params and reports false.
 func (r *Run) Ask(base string, params json.RawMessage) (answer json.RawMessage, ok bool) {
 	if base == "" {
 		base = DefaultKey
@@ -174,14 +206,11 @@ func (r *Run) Ask(base string, params json.RawMessage) (answer json.RawMessage, 
 	if n > 1 {
 		key = base + "_" + strconv.Itoa(n)
 	}
-	if ans, ok := r.answerLocked(key); ok {
+	q := questionDigest(params)
+	if ans, ok := r.answerLocked(key, q[:]); ok {
 		return ans, true
 	}
-	if ans, ok := r.offered[key]; ok {
-		r.setAnswerLocked([]byte(key), ans)
-		return ans, true
-	}
-	r.requests = append(r.requests, Request{Key: key, Params: params})
+	r.requests = append(r.requests, Request{Key: key, Params: params, question: q})
 	return nil, false
 }
 

@@ -17,7 +17,10 @@
 //   - Run is the bookkeeping of one run of a handler: each ask gets a key
 //     unique in the run ("k", "k_2", ...), is answered from the state and the
 //     retry's inputResponses, or is recorded, in order, as a request of the
-//     next input_required result.
+//     next input_required result. A state records each key it asked with a
+//     digest of the question (QuestionDigest), and an answer counts only for
+//     an ask of that key with the same question: inputResponses nobody asked
+//     for (all of them on a first request) are ignored.
 //
 // A typical call: Codec.Resume (or NewRun on a first request), run the
 // handler, and when Run.Requests is not empty answer input_required with
@@ -64,13 +67,18 @@ type State struct {
 	Round      int       // input_required results issued so far
 	Asked      []string  // keys asked in the last round
 	Answers    map[string]json.RawMessage
+	// Questions binds each key of Asked and Answers to the question it
+	// stands for: QuestionDigest of the params it was asked with. An answer
+	// counts only for an ask of the same key with the same params.
+	Questions map[string][]byte
 }
 
 // stateVersion is the first byte of a sealed state's plaintext. Version 1
-// was JSON; version 2 is the binary layout of appendState. States of
+// was JSON; version 2 was the binary layout without the question digests;
+// version 3 is the binary layout of appendSealed. States of
 // another version do not open (ErrTampered): they live minutes, and a
 // client whose state is refused starts the call again.
-const stateVersion = 2
+const stateVersion = 3
 
 // keySize is the AES-256 key length.
 const keySize = 32
@@ -131,8 +139,13 @@ func (c *Codec) Seal(st *State) (string, error) {
 		b = binary.AppendUvarint(b, uint64(len(st.Asked)))
 		for _, k := range st.Asked {
 			b = appendField(b, k)
+			b = appendField(b, st.Questions[k])
 		}
-		return appendAnswers(b, st.Answers)
+		b = binary.AppendUvarint(b, uint64(len(st.Answers)))
+		for k, v := range st.Answers {
+			b = appendAnswer(b, k, st.Questions[k], v)
+		}
+		return b
 	})
 	st.Expires = time.Unix(exp, 0)
 	return string(out), nil
@@ -153,8 +166,9 @@ type plainState struct {
 //
 // The plaintext is: the version byte; method, name, argument digest and
 // subject, each a uvarint length and its bytes; expiry (unix seconds) and
-// round as varints; the asked keys (a uvarint count, then each key); the
-// answers (a count, then each key and its JSON).
+// round as varints; the asked keys (a uvarint count, then each key and
+// its question digest); the answers (a count, then each key, its question
+// digest and its JSON).
 func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []byte) []byte {
 	aead := c.aeads[0]
 	ns := aead.NonceSize()
@@ -182,16 +196,9 @@ func appendField[T ~string | ~[]byte](b []byte, v T) []byte {
 	return append(b, v...)
 }
 
-func appendAnswers(b []byte, answers map[string]json.RawMessage) []byte {
-	b = binary.AppendUvarint(b, uint64(len(answers)))
-	for k, v := range answers {
-		b = appendAnswer(b, k, v)
-	}
-	return b
-}
-
-func appendAnswer[K ~string | ~[]byte](b []byte, key K, v json.RawMessage) []byte {
+func appendAnswer[K ~string | ~[]byte](b []byte, key K, question []byte, v json.RawMessage) []byte {
 	b = appendField(b, key)
+	b = appendField(b, question)
 	if len(v) == 0 {
 		v = json.RawMessage("null") // as json.Marshal writes an empty RawMessage
 	}
@@ -207,9 +214,9 @@ type openedState struct {
 	method, name, digest, subject []byte
 	exp, round                    int64
 	nAsked                        uint64
-	asked                         []byte // nAsked fields
+	asked                         []byte // nAsked pairs of fields
 	nAnswers                      uint64
-	answers                       []byte // nAnswers pairs of fields
+	answers                       []byte // nAnswers triples of fields
 }
 
 // open decrypts a token and reads its plaintext: ErrTampered when this
@@ -323,32 +330,36 @@ func readState(plain []byte) (openedState, bool) {
 	st.method, st.name, st.digest, st.subject = r.field(), r.field(), r.field(), r.field()
 	st.exp, st.round = r.varint(), r.varint()
 	st.nAsked = r.uvarint()
-	st.asked = r.fields(st.nAsked)
+	if st.nAsked > uint64(len(r.b)) {
+		return st, false
+	}
+	st.asked = r.fields(2 * st.nAsked)
 	st.nAnswers = r.uvarint()
 	if st.nAnswers > uint64(len(r.b)) {
 		return st, false
 	}
-	st.answers = r.fields(2 * st.nAnswers)
+	st.answers = r.fields(3 * st.nAnswers)
 	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) {
 		return st, false
 	}
 	return st, true
 }
 
-// eachAsked calls f with each asked key, in order.
-func (st *openedState) eachAsked(f func(key []byte)) {
+// eachAsked calls f with each asked key and its question digest, in order.
+func (st *openedState) eachAsked(f func(key, question []byte)) {
 	r := stateReader{b: st.asked}
 	for n := st.nAsked; n > 0; n-- {
-		f(r.field())
+		k := r.field()
+		f(k, r.field())
 	}
 }
 
 // eachAnswer calls f with each sealed answer.
-func (st *openedState) eachAnswer(f func(key, answer []byte)) {
+func (st *openedState) eachAnswer(f func(key, question, answer []byte)) {
 	r := stateReader{b: st.answers}
 	for n := st.nAnswers; n > 0; n-- {
-		k := r.field()
-		f(k, r.field())
+		k, q := r.field(), r.field()
+		f(k, q, r.field())
 	}
 }
 
@@ -364,10 +375,17 @@ func (c *Codec) Open(sealed string, call Call) (*State, error) {
 		Method: string(st.method), Name: string(st.name), ArgsDigest: bytes.Clone(st.digest), Subject: string(st.subject),
 		Expires: time.Unix(st.exp, 0), Round: int(st.round),
 	}
-	st.eachAsked(func(k []byte) { out.Asked = append(out.Asked, string(k)) })
+	out.Questions = make(map[string][]byte, st.nAsked+st.nAnswers)
+	st.eachAsked(func(k, q []byte) {
+		out.Asked = append(out.Asked, string(k))
+		out.Questions[string(k)] = q
+	})
 	if st.nAnswers > 0 {
 		out.Answers = make(map[string]json.RawMessage, st.nAnswers)
-		st.eachAnswer(func(k, v []byte) { out.Answers[string(k)] = v })
+		st.eachAnswer(func(k, q, v []byte) {
+			out.Answers[string(k)] = v
+			out.Questions[string(k)] = q
+		})
 	}
 	return out, nil
 }

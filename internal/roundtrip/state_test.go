@@ -44,7 +44,7 @@ func TestOpenRejectsOtherVersions(t *testing.T) {
 // mustPlain is the plaintext c seals for call, one key asked and no answers.
 func mustPlain(t *testing.T, c *Codec, call Call) []byte {
 	t.Helper()
-	r := NewRun(nil)
+	r := NewRun()
 	r.Ask("k", []byte(`{}`))
 	tok, err := c.SealRun(call, r)
 	if err != nil {
@@ -85,7 +85,7 @@ func BenchmarkSealResume(b *testing.B) {
 	responses := map[string]json.RawMessage{"ask_form": []byte(`{"action":"accept","content":{"name":"ada","count":3}}`)}
 	b.ReportAllocs()
 	for b.Loop() {
-		r := NewRun(nil)
+		r := NewRun()
 		r.Ask("ask_form", []byte(`{"message":"Name and count?"}`))
 		tok, err := c.AppendSealRun(nil, call, r)
 		if err != nil {

@@ -189,7 +189,7 @@ func multiProblem(p map[string]any, l list, options []string) string {
 		// allocation-free.
 		for j := range i {
 			if t, _ := l.At(j).(string); t == s {
-				return fmt.Sprintf("item %d repeats %q", i, s)
+				return RepeatedItem(i, s)
 			}
 		}
 	}
@@ -202,3 +202,8 @@ func multiProblem(p map[string]any, l list, options []string) string {
 	}
 	return ""
 }
+
+// RepeatedItem is the problem of a multi-select answer whose item i names
+// option s again: the one wording of the rule, for the content check here
+// and for the generated decoders (runtime/formimpl).
+func RepeatedItem(i int, s string) string { return fmt.Sprintf("item %d repeats %q", i, s) }

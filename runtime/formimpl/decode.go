@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-elicit/elicit/internal/subset"
 )
 
 // MaxFields is the number of properties a Decoder can track. elicitgen
@@ -30,7 +32,16 @@ type Decoder struct {
 	scratch  []byte
 	seen     [MaxFields / 64]uint64
 	problems []Problem
-	state    uint8
+	// itemAt holds where each string item read so far of the array Item
+	// walks starts in data (the first len(itemAt) of them; the rest go to
+	// itemMore), itemCount how many there are and itemN how many elements
+	// the array has had: a multi-select may not name an option twice, and
+	// checking that costs no allocation for a selection of up to 16.
+	itemAt    [16]int
+	itemMore  []int
+	itemCount int
+	itemN     int
+	state     uint8
 	// fatal is set by a syntax error: the rest of the input is not read and
 	// Err reports only the syntax error.
 	fatal bool
@@ -324,6 +335,7 @@ func (d *Decoder) Item(property string, first bool) bool {
 		return false
 	}
 	if first {
+		d.itemCount, d.itemMore, d.itemN = 0, d.itemMore[:0], 0
 		if !d.take(property, '[', "must be an array of strings") {
 			return false
 		}
@@ -335,6 +347,7 @@ func (d *Decoder) Item(property string, first bool) bool {
 			return false
 		}
 		d.state = stateInObject
+		d.itemN = 1
 		return true
 	}
 	if d.state == stateInObject {
@@ -346,6 +359,7 @@ func (d *Decoder) Item(property string, first bool) bool {
 		d.pos++
 		d.ws()
 		d.state = stateInObject
+		d.itemN++
 		return true
 	case ']':
 		d.pos++
@@ -356,7 +370,9 @@ func (d *Decoder) Item(property string, first bool) bool {
 	return false
 }
 
-// ItemBytes reads a string element of an array, like StringBytes.
+// ItemBytes reads a string element of an array, like StringBytes. An item
+// equal to an earlier one of the same array is a problem (a multi-select
+// names each option at most once), and ItemBytes reports false for it.
 func (d *Decoder) ItemBytes(property string) ([]byte, bool) {
 	if d.peek() != '"' {
 		d.Problem(property, "must contain only strings")
@@ -364,9 +380,39 @@ func (d *Decoder) ItemBytes(property string) ([]byte, bool) {
 		d.state = stateValueRead
 		return nil, false
 	}
+	at := d.pos
 	b, ok := d.readString(true)
 	d.state = stateValueRead
-	return b, ok
+	if !ok {
+		return nil, false
+	}
+	for i := range d.itemCount {
+		if string(d.itemString(i)) == string(b) {
+			d.Problem(property, subset.RepeatedItem(d.itemN-1, string(b)))
+			return nil, false
+		}
+	}
+	if d.itemCount < len(d.itemAt) {
+		d.itemAt[d.itemCount] = at
+	} else {
+		d.itemMore = append(d.itemMore, at)
+	}
+	d.itemCount++
+	return b, true
+}
+
+// itemString is the value of the i-th string item of the current array,
+// read again where it starts: a slice of data unless it is escaped.
+func (d *Decoder) itemString(i int) []byte {
+	at := 0
+	if i < len(d.itemAt) {
+		at = d.itemAt[i]
+	} else {
+		at = d.itemMore[i-len(d.itemAt)]
+	}
+	again := Decoder{data: d.data, pos: at}
+	v, _ := again.readString(true)
+	return v
 }
 
 // take checks that the current value starts with c. Otherwise it records

@@ -88,6 +88,11 @@ func TestDecoder(t *testing.T) {
 		{`{"s":null}`, `"s" must be a string`},
 		{`{"l":"a"}`, `"l" must be an array of strings`},
 		{`{"l":["a",1,{"x":1}]}`, `"l" must contain only strings`},
+		{`{"l":["a","b","a"]}`, `"l" item 2 repeats "a"`},
+		{`{"l":["a",1,"\u0061"]}`, `"l" must contain only strings; "l" item 2 repeats "a"`},
+		{`{"l":["\u00e9","é"]}`, `"l" item 1 repeats "é"`},
+		{`{"l":["i0","i1","i2","i3","i4","i5","i6","i7","i8","i9","i10","i11","i12","i13","i14","i15","i16","i17","i18","i19","i17"]}`, `"l" item 20 repeats "i17"`},
+		{`{"l":["i0","i1","i2","i3","i4","i5","i6","i7","i8","i9","i10","i11","i12","i13","i14","i15","i16","i17","i18","i19"]}`, `map[l:[i0 i1 i2 i3 i4 i5 i6 i7 i8 i9 i10 i11 i12 i13 i14 i15 i16 i17 i18 i19]]`},
 		{`{"s":"a","s":"b"}`, `"s" appears more than once`},
 		{`{"zz":1,"aa":{"x":[1]}}`, `"aa" is not a property of the form; "zz" is not a property of the form`},
 		{``, `malformed JSON: content is empty at end of input`},
@@ -298,5 +303,28 @@ func TestFieldBeyond64(t *testing.T) {
 	}
 	if d.Seen(1) || d.Seen(65) {
 		t.Error("untouched fields seen")
+	}
+}
+
+// TestRepeatedItemsCheckDoesNotAllocate: refusing a repeated option costs
+// a selection nothing beyond the strings the caller keeps.
+func TestRepeatedItemsCheckDoesNotAllocate(t *testing.T) {
+	content := []byte(`{"l":["ipv4-unicast","ipv6-unicast","l2vpn-evpn"]}`)
+	allocs := testing.AllocsPerRun(100, func() {
+		var d Decoder
+		d.Reset(content)
+		for d.Next() {
+			if d.Field(0, "l") {
+				for more := d.Item("l", true); more; more = d.Item("l", false) {
+					d.ItemBytes("l")
+				}
+			}
+		}
+		if !d.OK() {
+			t.Fatal(d.Err())
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations, want 0", allocs)
 	}
 }

@@ -247,3 +247,8 @@ func TestURLOnlyCapability(t *testing.T) {
 	f := start(t)
 	adaptertest.URLOnlyClientGetsNoForm(t, f.url, f.errs)
 }
+
+// On 2026-07-28 answers count only for the questions asked (issue 15).
+func TestUnsolicitedAnswersIgnored(t *testing.T) {
+	adaptertest.UnsolicitedAnswersIgnored(t, start(t).url)
+}

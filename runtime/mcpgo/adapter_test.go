@@ -239,3 +239,8 @@ func TestNewMiddleware(t *testing.T) {
 		t.Error("a 5-byte key was accepted")
 	}
 }
+
+// On 2026-07-28 answers count only for the questions asked (issue 15).
+func TestUnsolicitedAnswersIgnored(t *testing.T) {
+	adaptertest.UnsolicitedAnswersIgnored(t, start(t).url)
+}

@@ -56,8 +56,8 @@ type Run struct {
 // roundtrip.ErrInvalidState and its message starts "invalid requestState".
 func Begin(codec *roundtrip.Codec, name string, args []byte, state string, responses map[string]json.RawMessage) (*Run, error) {
 	r := &Run{codec: codec, call: roundtrip.Call{Method: toolsCall, Name: name, Args: args}}
-	if state == "" {
-		r.run = roundtrip.NewRun(responses)
+	if state == "" { // nothing was asked: responses do not count
+		r.run = roundtrip.NewRun()
 		return r, nil
 	}
 	run, err := codec.Resume(state, r.call, responses)

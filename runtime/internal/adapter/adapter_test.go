@@ -27,7 +27,7 @@ func TestNewCodec(t *testing.T) {
 	// The adapters' label is not the runtime's: a runtime state under the
 	// same key does not open here.
 	rc, _ := roundtrip.NewCodec([][]byte{key(1)}, time.Minute, "elicit/requestState/v1")
-	state, _ := rc.SealRun(roundtrip.Call{Method: toolsCall, Name: "tool"}, roundtrip.NewRun(nil))
+	state, _ := rc.SealRun(roundtrip.Call{Method: toolsCall, Name: "tool"}, roundtrip.NewRun())
 	ac, _ := NewCodec([][]byte{key(1)}, time.Minute)
 	if _, err := Begin(ac, "tool", nil, state, nil); !errors.Is(err, roundtrip.ErrTampered) {
 		t.Errorf("a runtime state opened in an adapter: %v", err)
@@ -41,7 +41,8 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 	args := []byte(`{"b": 2, "a": 1}`)
 	schema := json.RawMessage(`{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}}}`)
-	run, err := Begin(c, "tool", args, "", map[string]json.RawMessage{"f_2": []byte(`{"action":"decline"}`)})
+	// Answers on a first request were never asked for: they do not count.
+	run, err := Begin(c, "tool", args, "", map[string]json.RawMessage{"f": []byte(`{"action":"accept","content":{}}`), "f_2": []byte(`{"action":"decline"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +52,11 @@ func TestRunRoundTrip(t *testing.T) {
 	if _, err := run.ask("f", "first \"one\"", schema); !errors.Is(err, runtime.ErrInputRequired) {
 		t.Fatalf("first ask: %v", err)
 	}
-	if ans, err := run.ask("f", "second", schema); err != nil || string(ans) != `{"action":"decline"}` {
-		t.Fatalf("offered answer: %s, %v", ans, err)
+	if _, err := run.ask("f", "second", schema); !errors.Is(err, runtime.ErrInputRequired) {
+		t.Fatalf("second ask, answered up front: %v", err)
 	}
 	reqs, state, err := run.End()
-	if err != nil || len(reqs) != 1 || state == "" {
+	if err != nil || len(reqs) != 2 || state == "" {
 		t.Fatalf("End: %+v %q %v", reqs, state, err)
 	}
 	// The schema comes back byte for byte (property order matters to a
@@ -63,15 +64,16 @@ func TestRunRoundTrip(t *testing.T) {
 	if r := reqs[0]; r.Key != "f" || r.Message != `first "one"` || !bytes.Equal(r.Schema, schema) {
 		t.Errorf("request %+v (schema %s)", r, r.Schema)
 	}
-	retry, err := Begin(c, "tool", []byte(`{"a":1,"b":2}`), state, map[string]json.RawMessage{"f": []byte(`{"action":"accept","content":{}}`)})
+	retry, err := Begin(c, "tool", []byte(`{"a":1,"b":2}`), state, map[string]json.RawMessage{"f": []byte(`{"action":"accept","content":{}}`), "f_2": []byte(`{"action":"decline"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans, err := retry.ask("f", "first", schema); err != nil || string(ans) != `{"action":"accept","content":{}}` {
+	if ans, err := retry.ask("f", `first "one"`, schema); err != nil || string(ans) != `{"action":"accept","content":{}}` {
 		t.Errorf("retry f: %s, %v", ans, err)
 	}
-	if ans, err := retry.ask("f", "second", schema); err != nil || string(ans) != `{"action":"decline"}` {
-		t.Errorf("retry f_2 (sealed): %s, %v", ans, err)
+	// f_2 now asks another question: the answer to "second" does not count.
+	if _, err := retry.ask("f", "second, reworded", schema); !errors.Is(err, runtime.ErrInputRequired) {
+		t.Errorf("retry f_2 with another question: %v", err)
 	}
 	for name, tc := range map[string]struct {
 		tool, args, state string
@@ -103,6 +105,16 @@ func TestElicit(t *testing.T) {
 	if _, err := Elicit[testform.NameForm](legacy, "Who?"); !errors.Is(err, runtime.ErrElicitInvalidContent) {
 		t.Errorf("bad content: %v", err)
 	}
+	// The adapters decode answers through the runtime's kit: the same strict
+	// rules (issue 15).
+	multi := Caller{Version: "2025-11-25", Send: send(`{"action":"accept","content":{"families":["ipv6-unicast","ipv6-unicast"]}}`)}
+	if _, err := Elicit[testform.FamiliesForm](multi, "Families?"); !errors.Is(err, runtime.ErrElicitInvalidContent) || !strings.Contains(err.Error(), `"families" item 1 repeats "ipv6-unicast"`) {
+		t.Errorf("repeated item: %v", err)
+	}
+	legacy.Send = send(`{"action":"decline","action":"accept","content":{"name":"ada"}}`)
+	if _, err := Elicit[testform.NameForm](legacy, "Who?"); !errors.Is(err, runtime.ErrElicitMalformed) || !strings.Contains(err.Error(), `member "action" appears more than once`) {
+		t.Errorf("action twice: %v", err)
+	}
 	sent = nil
 	refused := Caller{Version: "2025-06-18", Unsupported: &runtime.MissingCapabilityError{Mode: "form"}, Send: send(`{}`)}
 	if _, err := Elicit[testform.NameForm](refused, "Who?"); !errors.Is(err, runtime.ErrElicitUnsupported) || len(sent) != 0 {
@@ -119,11 +131,17 @@ func TestElicit(t *testing.T) {
 	if _, err := Elicit[testform.NameForm](modern, "Who?"); !errors.Is(err, runtime.ErrInputRequired) {
 		t.Errorf("first run: %v", err)
 	}
-	if _, err := Elicit[testform.NameForm](modern, "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrElicitCanceled) {
-		t.Errorf("offered answer under WithKey: %v", err)
+	if _, err := Elicit[testform.NameForm](modern, "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrInputRequired) {
+		t.Errorf("an answer under WithKey's key, never asked: %v", err)
 	}
-	if reqs, _, _ := run.End(); len(reqs) != 1 || reqs[0].Key != "name_form" || reqs[0].Message != "Who?" {
+	reqs, state, _ := run.End()
+	if len(reqs) != 2 || reqs[0].Key != "name_form" || reqs[0].Message != "Who?" || reqs[1].Key != "who" {
 		t.Errorf("requests %+v", reqs)
+	}
+	retry, _ := Begin(c, "tool", nil, state, map[string]json.RawMessage{"who": []byte(`{"action":"cancel"}`)})
+	modern.Run = retry
+	if _, err := Elicit[testform.NameForm](modern, "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrElicitCanceled) {
+		t.Errorf("the answer under WithKey's key, asked: %v", err)
 	}
 }
 

@@ -119,3 +119,41 @@ func URLOnlyClientGetsNoForm(t *testing.T, url string, errs <-chan error) {
 		})
 	}
 }
+
+// UnsolicitedAnswersIgnored checks that on 2026-07-28 only answers to the
+// questions asked count: inputResponses on a first request (no
+// requestState) and, on a retry, for a key the last round did not ask are
+// ignored, and the form is asked. url serves the tool "twice", which asks
+// under the keys "first" and then "second".
+func UnsolicitedAnswersIgnored(t *testing.T, url string) {
+	t.Helper()
+	c := Connect(t, url, "2026-07-28", Names("unused"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	both := map[string]any{
+		"first":  map[string]any{"action": "accept", "content": map[string]any{"name": "Eve"}},
+		"second": map[string]any{"action": "accept", "content": map[string]any{"name": "Mallory"}},
+	}
+	var res struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  string                     `json:"requestState"`
+	}
+	call := func(params map[string]any, wantKey string) {
+		t.Helper()
+		params["name"], params["arguments"] = "twice", map[string]any{}
+		raw, err := c.Call(ctx, "tools/call", params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.InputRequests = nil
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := res.InputRequests[wantKey]; res.ResultType != "input_required" || len(res.InputRequests) != 1 || !ok {
+			t.Fatalf("want %q asked, got %s", wantKey, raw)
+		}
+	}
+	call(map[string]any{"inputResponses": both}, "first")
+	call(map[string]any{"inputResponses": both, "requestState": res.RequestState}, "second")
+}

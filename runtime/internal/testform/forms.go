@@ -20,3 +20,20 @@ type AskForm struct {
 	Name  string `json:"name"`
 	Count int64  `json:"count"`
 }
+
+// FamiliesForm asks for a multi-select: the tests of duplicate items ask it.
+//
+//elicit:form
+type FamiliesForm struct {
+	// The address families to enable.
+	Families []Family `json:"families" jsonschema:"title=Families"`
+}
+
+// Family is an address family.
+type Family string
+
+// The address families FamiliesForm offers.
+const (
+	IPv4Unicast Family = "ipv4-unicast" // IPv4 unicast
+	IPv6Unicast Family = "ipv6-unicast" // IPv6 unicast
+)

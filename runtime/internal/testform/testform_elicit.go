@@ -13,6 +13,15 @@ func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
 	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
+	formimpl.CheckFingerprint((*FamiliesForm)(nil), "FamiliesForm", 0x873ee18d213ba2ff)
+}
+
+// An enum constant's value changed after generation: run go generate. A line here stops
+// compiling (duplicate key false) when its constant no longer has the value the schema
+// and the decoder below offer. The function is never called.
+func _() {
+	_ = map[bool]int{false: 0, IPv4Unicast == "ipv4-unicast": 1}
+	_ = map[bool]int{false: 0, IPv6Unicast == "ipv6-unicast": 1}
 }
 
 // This conversion stops compiling when the fields of NameForm change: run go generate.
@@ -102,5 +111,64 @@ func (f *AskForm) ElicitDecode(content []byte) error {
 	}
 	d.Require(0, "name")
 	d.Require(1, "count")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of FamiliesForm change: run go generate.
+var _ = FamiliesForm(struct {
+	Families []Family
+}{})
+
+// The requestedSchema of FamiliesForm, the same for every protocol version that can carry it.
+const familiesFormSchema2025_11_25 = `{"type":"object","properties":{"families":{"type":"array","title":"Families","description":"The address families to enable.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}}},"required":["families"]}`
+
+var familiesFormDescriptor = &formimpl.Descriptor{
+	Name: "FamiliesForm",
+	Key:  "families_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Unsupported: "multi-select (property \"families\") needs protocol 2025-11-25"},
+		{Version: "2025-11-25", Schema: []byte(familiesFormSchema2025_11_25)},
+		{Version: "2026-07-28", Schema: []byte(familiesFormSchema2025_11_25)},
+	},
+}
+
+// ElicitForm describes the FamiliesForm form: its schema for each protocol version.
+func (*FamiliesForm) ElicitForm() *formimpl.Descriptor {
+	return familiesFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted FamiliesForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *FamiliesForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "families":
+			if d.Field(0, "families") {
+				items := []Family{}
+				n := 0
+				for more := d.Item("families", true); more; more = d.Item("families", false) {
+					n++
+					if b, ok := d.ItemBytes("families"); ok {
+						switch string(b) {
+						case "ipv4-unicast":
+							items = append(items, IPv4Unicast)
+						case "ipv6-unicast":
+							items = append(items, IPv6Unicast)
+						default:
+							d.Problem("families", "must contain only \"ipv4-unicast\", \"ipv6-unicast\"")
+						}
+					}
+				}
+				if d.CheckItems("families", n, -1, -1) {
+					f.Families = items
+				}
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "families")
 	return d.Err()
 }
