@@ -158,6 +158,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sk := newHTTPSink(w, sseOK, nil)
+	sk.outliveTimeouts(r)
 	if modernHTTP(r, &msg) {
 		if msg.isNotification() {
 			w.WriteHeader(http.StatusAccepted)
