@@ -201,3 +201,45 @@ func TestHostileBatchMemory(t *testing.T) {
 		t.Errorf("peak RSS grew by %.1fx the request body, want at most %.0fx", ratio, bound)
 	}
 }
+
+// TestHostileSessionMemory: initializes with 1.9 MiB in clientInfo or in
+// capabilities leave almost nothing behind per session: clientInfo keeps
+// its name and version, cut to MaxClientInfoField bytes; capabilities
+// longer than MaxClientCapabilitiesBytes are refused by name. Before, every
+// session kept both raw (RSS 12 MB -> 2.2 GB after 250 such sessions).
+func TestHostileSessionMemory(t *testing.T) {
+	c := startChild(t)
+	const sessions = 12
+	big := strings.Repeat("x", 1900<<10)
+	infoBig := `{"name":"` + big + `","version":"1","description":"` + big[:1000] + `"}`
+	capsBig := `{"elicitation":{},"experimental":{"x":"` + big + `"}}`
+	base := c.heap()
+	var sent int64
+	refused := 0
+	for i := 0; i < sessions; i++ {
+		status, sid, body := c.initialize("2025-11-25", `{"elicitation":{}}`, infoBig)
+		sent += int64(len(infoBig))
+		if status != 200 || sid == "" {
+			t.Fatalf("initialize with a long clientInfo: %d %.300s", status, body)
+		}
+		status, _, body = c.initialize("2025-11-25", capsBig, `{"name":"t","version":"1"}`)
+		sent += int64(len(capsBig))
+		if status == 200 && strings.Contains(string(body), `"result"`) {
+			continue
+		}
+		if !strings.Contains(string(body), "capabilities") {
+			t.Fatalf("initialize with long capabilities: %d %.300s", status, body)
+		}
+		refused++
+	}
+	grown := c.heap() - base
+	ratio := float64(grown) / float64(sent)
+	t.Logf("%d sessions, %d MiB of clientInfo and capabilities sent, %d refused: live heap +%d KiB = %.4fx what was sent (%d bytes a session)",
+		2*sessions, sent>>20, refused, grown>>10, ratio, grown/int64(2*sessions))
+	if refused != sessions {
+		t.Errorf("%d of %d initializes with %d bytes of capabilities refused, want all", refused, sessions, len(capsBig))
+	}
+	if grown > int64(2*sessions)*16<<10 {
+		t.Errorf("live heap grew by %d bytes for %d sessions, want at most 16 KiB a session", grown, 2*sessions)
+	}
+}
