@@ -30,7 +30,10 @@ import (
 // and an initialize is refused (503) only when every session in the table
 // is busy, which needs as many calls held open, each a connection the
 // http.Server's timeouts and the elicitation timeout bound. Behind
-// Options.Authenticate, one subject can only evict its own sessions.
+// Options.Authenticate, one subject can only evict its own sessions. In a
+// cluster (Options.Cluster) a replica evicts its own copy only: the
+// directory entry lives to its expiry, and a later request for the
+// session on this replica adopts it again.
 
 // sessionTable holds a Server's registered (HTTP) sessions.
 type sessionTable struct {

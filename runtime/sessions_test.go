@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -173,5 +174,36 @@ func TestSessionCapPerSubject(t *testing.T) {
 	c = f.newClient()
 	if body := c.expect(c.post(initBody("2025-11-25", `{}`), "X-User: "+long), http.StatusUnauthorized); !strings.Contains(body, "short identifier") {
 		t.Errorf("a 2000-byte subject: %s", body)
+	}
+}
+
+// BenchmarkSessionTableFull: an initialize into a full table (an eviction)
+// and a request's use cost the same at every size: no operation scans the
+// sessions.
+func BenchmarkSessionTableFull(b *testing.B) {
+	for _, size := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			var stopped atomic.Bool
+			tab := newSessionTable(size, 0, &stopped)
+			live := make([]*Session, 0, size)
+			for i := range size {
+				sess := &Session{id: fmt.Sprint("s", i)}
+				if _, _, err := tab.add(sess, i%2 == 0); err != nil {
+					b.Fatal(err)
+				}
+				live = append(live, sess)
+			}
+			ids := make([]string, b.N)
+			for i := range ids {
+				ids[i] = fmt.Sprint("n", i)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tab.use(live[i%size])
+				if _, evicted, err := tab.add(&Session{id: ids[i]}, false); err != nil || len(evicted) != 1 {
+					b.Fatalf("add to a full table: %v, %d evicted", err, len(evicted))
+				}
+			}
+		})
 	}
 }
