@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -119,5 +120,34 @@ func TestHTTPServerTimeoutsLeaveCalls(t *testing.T) {
 	body := c.expect(c.post(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block","arguments":{}}}`), http.StatusOK)
 	if text, isErr := resultText(t, body); isErr || text != "released" {
 		t.Errorf("a plain call longer than the timeouts: %s", body)
+	}
+}
+
+// TestHTTPServerStreamWriteTimeout: on a stream whose client stops
+// reading, each event write gets WriteTimeout: the handler's send fails
+// instead of blocking for as long as the client likes. Before, the upgrade
+// cleared the write deadline for good.
+func TestHTTPServerStreamWriteTimeout(t *testing.T) {
+	f := timeoutFixture(t, func(hs *http.Server) { hs.WriteTimeout = 200 * time.Millisecond })
+	sent := make(chan error, 1)
+	chunk := strings.Repeat("x", 64<<10)
+	f.srv.AddTool(Tool{Name: "chatty"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		var err error
+		for i := 0; i < 4096 && err == nil; i++ { // 256 MiB at most: far more than the sockets buffer
+			err = req.Log("info", "t", chunk)
+		}
+		sent <- err
+		return TextResult("done"), nil
+	})
+	c := f.connect("2025-11-25", `{}`)
+	resp, _ := c.callTool("chatty", `{}`)
+	defer resp.Body.Close() // and never read
+	select {
+	case err := <-sent:
+		if err == nil {
+			t.Fatal("256 MiB of events written to a client that reads none")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("an event write still blocked 20s after a 200ms WriteTimeout")
 	}
 }
