@@ -31,7 +31,10 @@ import (
 //	flood         hostileFlood bare initializes (no notifications/initialized),
 //	              hostileFloodConc at a time
 //	unsolicited   2026-07-28 tools/call of "probe" carrying inputResponses
-//	              and no requestState
+//	              (for the form's key) and no requestState; the report
+//	              counts the probe runs whose Elicit returned that answer
+//	              (it should be 0: an answer counts only for a question
+//	              asked in an earlier round)
 //
 // and, for the whole phase, hostileIdleConns keep-alive connections that
 // send one request and then nothing; the server (IdleTimeout
@@ -149,7 +152,7 @@ func (h *hostile) rounds(ctx context.Context) {
 		}
 		flood.Wait()
 		for i := range hostileUnsolicited {
-			body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"` + probeTool + `","arguments":{},"inputResponses":{"elicit":{"action":"accept","content":` + hostileAnswer + `}},` + modernMeta + `}}`
+			body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{"name":"` + probeTool + `","arguments":{},"inputResponses":{"booking_form":{"action":"accept","content":` + hostileAnswer + `}},` + modernMeta + `}}`
 			h.post(ctx, "unsolicited", []byte(body), runtime.HeaderProtocolVersion, modernVersion, runtime.HeaderMethod, "tools/call", runtime.HeaderName, probeTool)
 		}
 		if ctx.Err() == nil {
