@@ -13,6 +13,7 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -31,11 +32,21 @@ const childServerEnv = "ELICIT_TEST_CHILD_SERVER"
 // fixture that need no test) on a loopback port it prints as one line,
 // plus GET /heap: the live heap in bytes after a collection. It stops when
 // its standard input closes.
+//
+// With childServerEnv=stdio it serves MCP on its standard input and output
+// instead (ServeStdio), until its standard input closes.
 func runChildServer() int {
 	srv := NewServer(Options{})
 	srv.AddTool(Tool{Name: "plain"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		return TextResult("plain"), nil
 	})
+	if os.Getenv(childServerEnv) == "stdio" {
+		if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv)
 	mux.HandleFunc("/heap", func(w http.ResponseWriter, r *http.Request) {
@@ -68,19 +79,25 @@ func memoryBound(r float64) float64 {
 
 // child is a running child server.
 type child struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	base string // http://host:port
-	hc   *http.Client
+	t     *testing.T
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	base  string // http://host:port; "" for a stdio child
+	hc    *http.Client
 }
 
-func startChild(t *testing.T) *child {
+// startChild starts a child server on loopback HTTP.
+func startChild(t *testing.T) *child { return startChildMode(t, "http") }
+
+// startChildMode starts a child server, mode "http" or "stdio". A stdio
+// child's standard output is not read until the test ends.
+func startChildMode(t *testing.T, mode string) *child {
 	t.Helper()
 	if goruntime.GOOS != "linux" {
 		t.Skip("reads /proc/PID/status: Linux only")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childServerEnv+"=1")
+	cmd.Env = append(os.Environ(), childServerEnv+"="+mode)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +111,7 @@ func startChild(t *testing.T) *child {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		go func() { _, _ = io.Copy(io.Discard, stdout) }() // unblock its writes
 		stdin.Close()
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
@@ -104,11 +122,16 @@ func startChild(t *testing.T) *child {
 			<-done
 		}
 	})
+	c := &child{t: t, cmd: cmd, stdin: stdin, hc: &http.Client{Timeout: 2 * time.Minute}}
+	if mode == "stdio" {
+		return c
+	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("child server: %v", err)
 	}
-	return &child{t: t, cmd: cmd, base: strings.TrimSpace(line), hc: &http.Client{Timeout: 2 * time.Minute}}
+	c.base = strings.TrimSpace(line)
+	return c
 }
 
 // procKB reads a /proc/PID/status field in KiB (VmHWM: peak resident set).
@@ -241,5 +264,57 @@ func TestHostileSessionMemory(t *testing.T) {
 	}
 	if grown > int64(2*sessions)*16<<10 {
 		t.Errorf("live heap grew by %d bytes for %d sessions, want at most 16 KiB a session", grown, 2*sessions)
+	}
+}
+
+// writeUntilStalled writes line(0), line(1), ... to w from a goroutine
+// until total lines are written or the reader stops taking them (no
+// progress for half a second), and returns how many were taken.
+func writeUntilStalled(w io.Writer, total int, line func(i int) string) int64 {
+	var written atomic.Int64
+	go func() {
+		for i := 0; i < total; i++ {
+			if _, err := io.WriteString(w, line(i)); err != nil {
+				return
+			}
+			written.Add(1)
+		}
+	}()
+	last, still := int64(-1), 0
+	for still < 5 && written.Load() < int64(total) {
+		time.Sleep(100 * time.Millisecond)
+		if n := written.Load(); n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
+	}
+	return written.Load()
+}
+
+// stdioRequest is a 2026-07-28 tools/call line of about 16 KiB.
+func stdioRequest(i int) string {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"plain","arguments":{},%s}}%s`+"\n", i, meta, strings.Repeat(" ", 16<<10))
+}
+
+// TestHostileStdioMemory: a client pushes 12000 requests of 16 KiB (192 MiB)
+// into a stdio server and reads no reply. The server takes about a hundred
+// and then stops reading: its peak RSS grows by a small part of what was
+// offered. Before, it read them all, each call holding its line and its
+// blocked reply (200k requests: 737 MB).
+func TestHostileStdioMemory(t *testing.T) {
+	c := startChildMode(t, "stdio")
+	_, _ = io.WriteString(c.stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n") // wait until it reads
+	time.Sleep(200 * time.Millisecond)
+	before := c.procKB("VmHWM")
+	const total = 12000
+	taken := writeUntilStalled(c.stdin, total, stdioRequest)
+	after := c.procKB("VmHWM")
+	offered := int64(total * len(stdioRequest(0)))
+	ratio := float64(after-before) * 1024 / float64(offered)
+	t.Logf("%d of %d requests (%d MiB offered) taken; peak RSS +%d KiB = %.3fx what was offered", taken, total, offered>>20, after-before, ratio)
+	if bound := memoryBound(0.1); ratio > bound {
+		t.Errorf("peak RSS grew by %.2fx the requests offered, want at most %.2fx", ratio, bound)
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -265,30 +263,8 @@ func TestStdioBackpressure(t *testing.T) {
 
 	// Lines of 16 KiB, so that what the reader buffers is a few of them.
 	const total = 2000
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	pad := strings.Repeat(" ", 16<<10)
-	var written atomic.Int64
-	go func() {
-		for i := 0; i < total; i++ {
-			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"plain","arguments":{},%s}}%s`+"\n", i, meta, pad)
-			if _, err := io.WriteString(inW, line); err != nil {
-				return
-			}
-			written.Add(1)
-		}
-	}()
-	// Wait until the server stops taking lines (or took them all).
-	last, still := int64(-1), 0
-	for still < 5 && written.Load() < total {
-		time.Sleep(100 * time.Millisecond)
-		if n := written.Load(); n == last {
-			still++
-		} else {
-			last, still = n, 0
-		}
-	}
+	n := writeUntilStalled(inW, total, stdioRequest)
 	bound := int64(MaxStdioInFlight + DefaultMaxPendingElicitations + 8) // + the lines buffered on the way
-	n := written.Load()
 	t.Logf("a client that reads no reply got %d of %d requests taken (bound %d)", n, total, bound)
 	if n > bound {
 		t.Errorf("%d requests taken from a client that reads no reply, want at most %d", n, bound)
