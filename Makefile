@@ -57,6 +57,15 @@ bench:
 load:
 	$(GO) run ./internal/load -sessions 50 -concurrency 20 -rounds 20
 
+# load-hostile is the same run with the hostile mix of issue 15 beside it
+# (batches, oversized initializes, a session flood, idle connections,
+# unsolicited answers; see internal/load/hostile.go): it fails on a lost
+# call, any check of the normal run, an idle connection the server did not
+# close, or a peak RSS above 384 MiB (the normal run alone peaks near 230).
+.PHONY: load-hostile
+load-hostile:
+	$(GO) run ./internal/load -sessions 50 -concurrency 20 -rounds 20 -hostile -hostile-rounds 20
+
 # demo-cluster starts 3 replicas clustered through an embedded NATS server
 # (runtime/natscluster) behind a round-robin proxy without stickiness, on
 # loopback, and drives mcptest through it in both eras (internal/cluster-demo).

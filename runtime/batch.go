@@ -1,10 +1,53 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 )
+
+// MaxBatchItems caps the messages of one JSON-RPC batch (2025-03-26 only).
+// A longer batch is refused whole with 400 and -32600 before any of it
+// runs: each item costs a goroutine and a response, so without a cap a
+// body of MaxBodyBytes made of tiny items ("[0,0,0,...]") would build a
+// reply dozens of times its own size.
+const MaxBatchItems = 64
+
+// errBatchTooLong is the error of a batch longer than MaxBatchItems.
+var errBatchTooLong = fmt.Errorf("batch of more than %d messages: send at most %d per batch, or one message per POST", MaxBatchItems, MaxBatchItems)
+
+// splitBatch returns the items of a JSON array, refusing more than max of
+// them without reading further (it never holds more than the body and the
+// items it returns).
+func splitBatch(body []byte, max int) ([]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil {
+		return nil, err
+	} else if tok != json.Delim('[') {
+		return nil, errors.New("a batch must be a JSON array")
+	}
+	var items []json.RawMessage
+	for dec.More() {
+		if len(items) == max {
+			return nil, errBatchTooLong
+		}
+		var item json.RawMessage
+		if err := dec.Decode(&item); err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return nil, err
+	}
+	if len(trimSpace(body[dec.InputOffset():])) != 0 {
+		return nil, errors.New("invalid character after the batch's closing bracket")
+	}
+	return items, nil
+}
 
 // serveBatch answers a JSON-RPC batch, which only 2025-03-26 has (2025-06-18
 // removed batches). Its requests run concurrently; a request that sends
@@ -12,8 +55,12 @@ import (
 // every message of the batch rides, responses included. Otherwise the
 // responses go back as one JSON array, or 202 when the batch held none.
 func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, sseOK bool) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(body, &items); err != nil {
+	items, err := splitBatch(body, MaxBatchItems)
+	if err == errBatchTooLong {
+		httpError(w, http.StatusBadRequest, CodeInvalidRequest, err.Error())
+		return
+	}
+	if err != nil {
 		httpError(w, http.StatusBadRequest, CodeParseError, "parse error: "+err.Error())
 		return
 	}
@@ -35,6 +82,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 	}
 	sess.touch()
 	shared := newHTTPSink(w, sseOK, nil)
+	shared.outliveTimeouts(r)
 	var (
 		mu     sync.Mutex
 		frames [][]byte

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -64,4 +65,26 @@ func TestBatch2025_03_26(t *testing.T) {
 	}
 	anon := f.newClient()
 	anon.expect(anon.post(`[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]`), 400)
+}
+
+// TestBatchItemCap: a batch of MaxBatchItems runs; one more is refused
+// whole, naming the cap.
+func TestBatchItemCap(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.connect("2025-03-26", `{}`)
+	batch := func(n int) string {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"ping"}`
+		}
+		return "[" + strings.Join(items, ",") + "]"
+	}
+	var arr []json.RawMessage
+	if body := c.expect(c.post(batch(MaxBatchItems)), 200); json.Unmarshal([]byte(body), &arr) != nil || len(arr) != MaxBatchItems {
+		t.Errorf("a batch of %d: %.300s", MaxBatchItems, body)
+	}
+	if body := c.expect(c.post(batch(MaxBatchItems+1)), 400); !strings.Contains(body, "batch of more than 64 messages") {
+		t.Errorf("a batch of %d: %s", MaxBatchItems+1, body)
+	}
+	c.expect(c.post(`[{"jsonrpc":"2.0","id":1,"method":"ping"}] x`), 400)
 }

@@ -94,11 +94,15 @@ type ClusterPeer interface {
 
 // SessionState is what the directory knows of a legacy session.
 type SessionState struct {
-	ID              string          `json:"id"`
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
-	ClientInfo      json.RawMessage `json:"clientInfo,omitempty"`
-	Subject         string          `json:"subject,omitempty"`
+	ID              string `json:"id"`
+	ProtocolVersion string `json:"protocolVersion"`
+	// Capabilities and ClientInfo are what the session keeps (see
+	// Session.ClientCapabilities and Session.ClientInfo): at most
+	// MaxClientCapabilitiesBytes, and a name and a version of at most
+	// MaxClientInfoBytes each, whatever the client sent.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	ClientInfo   json.RawMessage `json:"clientInfo,omitempty"`
+	Subject      string          `json:"subject,omitempty"`
 	// Replica initialized the session (for logs; any replica serves it).
 	Replica   string    `json:"replica"`
 	ExpiresAt time.Time `json:"expiresAt"`
@@ -266,23 +270,21 @@ func (s *Server) remoteSession(w http.ResponseWriter, r *http.Request, id string
 // adoptSession registers the local view of a session from the directory (or
 // returns the one a concurrent request registered first).
 func (s *Server) adoptSession(st SessionState) (*Session, error) {
-	sess := newSession(s, st.ID, st.ProtocolVersion, parseElicitCaps(st.Capabilities), st.ClientInfo)
-	sess.capabilities = st.Capabilities
+	// The directory holds what a replica kept, within the same caps; a
+	// longer entry (another version, another writer) keeps what fits.
+	facts, err := keepClientFacts(st.Capabilities, st.ClientInfo)
+	if err != nil {
+		facts.capabilities = nil
+	}
+	sess := newSession(s, st.ID, st.ProtocolVersion, facts)
 	sess.subject = st.Subject
 	sess.published.Store(time.Now().UnixNano()) // the directory just had it
-	s.sessMu.Lock()
-	defer s.sessMu.Unlock()
-	if s.shutdown.Load() {
-		return nil, shutdownError{}
+	if err := s.register(sess, true); err != nil {
+		if have, ok := err.(errAlreadyAdopted); ok {
+			return have.sess, nil
+		}
+		return nil, err
 	}
-	if have, ok := s.sessions[st.ID]; ok {
-		return have, nil
-	}
-	if len(s.sessions) >= s.opts.MaxSessions {
-		return nil, errTooManySessions
-	}
-	s.sessions[st.ID] = sess
-	sess.armIdle()
 	s.log.Debug("session adopted from the cluster", "session", st.ID, "from", st.Replica)
 	return sess, nil
 }

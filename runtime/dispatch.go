@@ -129,9 +129,17 @@ func (s *Server) initializeResult(msg *message, subject string, register bool) (
 		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize needs params with protocolVersion, capabilities and clientInfo"))
 	}
 	version := negotiate(p.ProtocolVersion)
-	sess, err := s.newSession(version, p.Capabilities, p.ClientInfo, subject, register)
+	kept, err := keepClientFacts(p.Capabilities, p.ClientInfo)
 	if err != nil {
-		return nil, replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "%v", err))
+		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize: %v", err))
+	}
+	sess, err := s.newSession(version, kept, subject, register)
+	if err != nil {
+		status := http.StatusServiceUnavailable
+		if err == errTooManySessionsForSubject {
+			status = http.StatusTooManyRequests
+		}
+		return nil, replyError(status, msg.ID, rpcErrorf(CodeInternalError, "%v", err))
 	}
 	s.log.Info("session started", "session", sess.id, "protocol", version, "elicit_form", sess.caps.form, "elicit_url", sess.caps.url)
 	result := map[string]any{
@@ -250,8 +258,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	}
 	defer s.endCall()
 
-	sess := newSession(s, "", mm.version, parseElicitCaps(mm.capabilities), mm.clientInfo)
-	sess.capabilities = mm.capabilities
+	sess := newSession(s, "", mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo})
 	sess.subject = mm.subject
 	sess.modern = mc
 	ctx, cancel := context.WithCancelCause(ctx)

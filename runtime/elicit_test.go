@@ -136,15 +136,15 @@ func TestElicitNoCapability(t *testing.T) {
 	}
 	// Elicit itself refuses without the capability (the handler above
 	// pre-checked; this one does not).
-	sess := newSession(f.srv, "x", "2025-06-18", elicitCaps{}, nil)
+	sess := newSession(f.srv, "x", "2025-06-18", clientFacts{caps: elicitCaps{}})
 	if _, err := sess.Elicit(context.Background(), "m", userSchema); !errors.Is(err, ErrElicitUnsupported) {
 		t.Errorf("err %v", err)
 	}
-	old := newSession(f.srv, "y", "2025-03-26", elicitCaps{form: true}, nil)
+	old := newSession(f.srv, "y", "2025-03-26", clientFacts{caps: elicitCaps{form: true}})
 	if old.ClientSupportsElicit() {
 		t.Error("2025-03-26 has no elicitation")
 	}
-	urlOnly := newSession(f.srv, "z", "2025-11-25", parseElicitCaps([]byte(`{"elicitation":{"url":{}}}`)), nil)
+	urlOnly := newSession(f.srv, "z", "2025-11-25", clientFacts{caps: parseElicitCaps([]byte(`{"elicitation":{"url":{}}}`))})
 	if urlOnly.ClientSupportsElicit() || !urlOnly.ClientSupportsElicitURL() {
 		t.Error("a url-only client must not get forms")
 	}

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(stdoutHelperEnv) != "" && stdoutHelper != nil {
 		os.Exit(stdoutHelper())
 	}
+	if os.Getenv(childServerEnv) != "" {
+		os.Exit(runChildServer())
+	}
 	code := m.Run()
 	// The tests' clients share http.DefaultTransport; its idle keep-alive
 	// connections are the client's, not goroutines the server leaked.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -40,6 +41,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.opts.Authenticate != nil {
 		subject, err := s.opts.Authenticate(r)
+		if err == nil && len(subject) > maxSubjectBytes {
+			// Sessions and requestStates keep the subject: its size must
+			// not be the client's to choose (a raw token as the subject).
+			err = fmt.Errorf("Options.Authenticate returned a subject of %d bytes, more than %d: return a short identifier (a user id or a hash)", len(subject), maxSubjectBytes)
+		}
 		if err != nil {
 			httpError(w, http.StatusUnauthorized, CodeInvalidRequest, "unauthorized: "+err.Error())
 			return
@@ -56,6 +62,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: use POST (GET streams are not offered)")
 	}
 }
+
+// maxSubjectBytes caps a subject from Options.Authenticate.
+const maxSubjectBytes = 1024
 
 // subjectKey carries Options.Authenticate's subject in a request context.
 type subjectKey struct{}
@@ -159,6 +168,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sk := newHTTPSink(w, sseOK, nil)
+	sk.outliveTimeouts(r)
 	if modernHTTP(r, &msg) {
 		if msg.isNotification() {
 			w.WriteHeader(http.StatusAccepted)

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +27,8 @@ const (
 	DefaultMaxPendingElicitations = 32
 	DefaultMaxBodyBytes           = 4 << 20
 	DefaultMaxSessions            = 10000
+	DefaultMaxSessionsPerSubject  = 100
+	DefaultSessionSetupTimeout    = time.Minute
 	DefaultRequestStateTTL        = 30 * time.Minute
 )
 
@@ -44,6 +45,10 @@ type Options struct {
 	// long (default 30 minutes); a handler waiting on it gets ErrSessionClosed.
 	// Keep it above ElicitTimeout and your longest tool call.
 	SessionIdleTimeout time.Duration
+	// SessionSetupTimeout ends a session that has sent nothing since its
+	// initialize (not even notifications/initialized) for this long
+	// (default 1 minute, at most SessionIdleTimeout).
+	SessionSetupTimeout time.Duration
 	// ElicitTimeout bounds one elicitation when the call's context has no
 	// earlier deadline (default 10 minutes: people are slow). When it fires,
 	// the server sends notifications/cancelled and Elicit returns
@@ -54,9 +59,18 @@ type Options struct {
 	MaxPendingElicitations int
 	// MaxBodyBytes caps a POST body (default 4 MiB); larger gets 413.
 	MaxBodyBytes int64
-	// MaxSessions caps the live sessions (default 10000); an initialize past
-	// it gets 503.
+	// MaxSessions caps the live sessions (default 10000). An initialize past
+	// it evicts the least recently used idle session, one that never sent
+	// anything after its initialize first; a session running a call (or
+	// waiting on an elicitation answer) is never evicted, and only when
+	// every session is busy does an initialize get 503. An evicted
+	// session's client gets 404 and initializes again.
 	MaxSessions int
+	// MaxSessionsPerSubject caps the live sessions of one subject when
+	// Authenticate is set (default 100): past it, the subject's own least
+	// recently used idle session is evicted, or, when all of them are
+	// busy, the initialize gets 429.
+	MaxSessionsPerSubject int
 	// RequestStateKeys seal the requestState of 2026-07-28 input_required
 	// results (AES-256-GCM, 32 bytes each). The first seals, all open, so keys
 	// can be rotated; give every replica the same keys so any of them can
@@ -70,7 +84,8 @@ type Options struct {
 	// answers 401. A session is bound to the subject that initialized it
 	// and a 2026-07-28 requestState to the subject it was issued to: the
 	// spec requires elicitation to be bound to the user, and a session id
-	// is never authorisation. Handlers read it with Session.Subject.
+	// is never authorisation. Handlers read it with Session.Subject. A
+	// subject longer than 1024 bytes is refused (401): sessions keep it.
 	Authenticate func(r *http.Request) (subject string, err error)
 	// AllowedHosts lists extra Host header names (host or host:port) a
 	// server listening on a loopback address accepts. By default such a
@@ -119,6 +134,13 @@ func (o Options) withDefaults() Options {
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
+	if o.MaxSessionsPerSubject <= 0 {
+		o.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
+	}
+	if o.SessionSetupTimeout <= 0 {
+		o.SessionSetupTimeout = DefaultSessionSetupTimeout
+	}
+	o.SessionSetupTimeout = min(o.SessionSetupTimeout, o.SessionIdleTimeout)
 	return o
 }
 
@@ -136,8 +158,7 @@ type Server struct {
 	// toolList is the tools/list result, rebuilt on registration.
 	toolList json.RawMessage
 
-	sessMu   sync.Mutex
-	sessions map[string]*Session
+	sessions *sessionTable
 
 	callsMu  sync.Mutex
 	running  int           // tool calls running, for Shutdown
@@ -150,6 +171,15 @@ type Server struct {
 type registeredTool struct {
 	tool    Tool
 	handler ToolHandler
+}
+
+// perSubjectCap is the per-subject session cap: none without Authenticate
+// (every session then has the subject "").
+func perSubjectCap(o Options) int {
+	if o.Authenticate == nil {
+		return 0
+	}
+	return o.MaxSessionsPerSubject
 }
 
 // NewServer returns a server with no tools. It panics if a RequestStateKeys
@@ -165,10 +195,10 @@ func NewServer(opts Options) *Server {
 		states:   states,
 		log:      opts.Logger,
 		tools:    map[string]*registeredTool{},
-		sessions: map[string]*Session{},
 		stopping: make(chan struct{}),
 		drained:  make(chan struct{}),
 	}
+	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	s.rebuildToolList()
 	s.attachCluster()
 	return s
@@ -235,56 +265,55 @@ func newID() string {
 }
 
 // newSession makes the session of a successful initialize. An HTTP session
-// is registered (found by its Mcp-Session-Id, ended by DELETE or idle
-// expiry); a stdio session lives as long as its connection.
-func (s *Server) newSession(version string, capabilities, clientInfo json.RawMessage, subject string, register bool) (*Session, error) {
-	sess := newSession(s, newID(), version, parseElicitCaps(capabilities), clientInfo)
-	sess.capabilities = capabilities
+// is registered (found by its Mcp-Session-Id, ended by DELETE, idle expiry
+// or eviction); a stdio session lives as long as its connection.
+func (s *Server) newSession(version string, kept clientFacts, subject string, register bool) (*Session, error) {
+	sess := newSession(s, newID(), version, kept)
 	sess.subject = subject
-	s.sessMu.Lock()
 	if s.shutdown.Load() {
-		s.sessMu.Unlock()
 		return nil, shutdownError{}
 	}
 	if !register {
-		s.sessMu.Unlock()
 		return sess, nil
 	}
-	if len(s.sessions) >= s.opts.MaxSessions {
-		s.sessMu.Unlock()
-		return nil, errTooManySessions
+	if err := s.register(sess, false); err != nil {
+		return nil, err
 	}
-	s.sessions[sess.id] = sess
-	sess.armIdle()
-	s.sessMu.Unlock()
 	s.publishSession(context.Background(), sess)
 	return sess, nil
 }
 
-var errTooManySessions = errors.New("too many sessions")
-
-func (s *Server) session(id string) (*Session, bool) {
-	s.sessMu.Lock()
-	defer s.sessMu.Unlock()
-	sess, ok := s.sessions[id]
-	return sess, ok
+// register adds sess to the session table, closing the sessions it evicts,
+// and arms its expiry; adopted says whether it is the local view of a
+// session used elsewhere.
+func (s *Server) register(sess *Session, adopted bool) error {
+	have, evicted, err := s.sessions.add(sess, adopted)
+	for _, old := range evicted {
+		s.log.Info("session evicted to make room", "session", old.id)
+		old.close(errSessionEvicted)
+	}
+	if err != nil {
+		return err
+	}
+	if have != sess {
+		return errAlreadyAdopted{have}
+	}
+	sess.armIdle()
+	return nil
 }
+
+// errAlreadyAdopted: a concurrent request registered the same session.
+type errAlreadyAdopted struct{ sess *Session }
+
+func (errAlreadyAdopted) Error() string { return "session already registered" }
+
+func (s *Server) session(id string) (*Session, bool) { return s.sessions.get(id) }
 
 // dropSession forgets a session (it has been closed).
-func (s *Server) dropSession(sess *Session) {
-	s.sessMu.Lock()
-	if s.sessions[sess.id] == sess {
-		delete(s.sessions, sess.id)
-	}
-	s.sessMu.Unlock()
-}
+func (s *Server) dropSession(sess *Session) { s.sessions.remove(sess) }
 
 // SessionCount reports the live sessions.
-func (s *Server) SessionCount() int {
-	s.sessMu.Lock()
-	defer s.sessMu.Unlock()
-	return len(s.sessions)
-}
+func (s *Server) SessionCount() int { return s.sessions.len() }
 
 // Shutdown stops the server gracefully: new requests get 503, every waiting
 // elicitation returns ErrServerShutdown at once (so its handler can answer),
@@ -316,13 +345,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func (s *Server) forEachSession(f func(*Session)) {
-	s.sessMu.Lock()
-	list := make([]*Session, 0, len(s.sessions))
-	for _, sess := range s.sessions {
-		list = append(list, sess)
-	}
-	s.sessMu.Unlock()
-	for _, sess := range list {
+	for _, sess := range s.sessions.all() {
 		f(sess)
 	}
 }

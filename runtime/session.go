@@ -1,11 +1,14 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 )
@@ -18,15 +21,13 @@ import (
 // of the one request: its capabilities come from the request's _meta and its
 // elicitations are answered by the input_required round trip.
 type Session struct {
-	srv        *Server
-	id         string
-	protocol   string
-	caps       elicitCaps
-	clientInfo json.RawMessage
-	// capabilities is the client's capabilities object, raw.
-	capabilities json.RawMessage
+	srv      *Server
+	id       string
+	protocol string
+	clientFacts
 	// subject is who Options.Authenticate said initialized the session.
 	subject string
+	entry   tableEntry // its place in Server.sessions
 
 	lastSeen  atomic.Int64 // unix nanos of the last request
 	published atomic.Int64 // unix nanos of the last Cluster.Publish
@@ -43,18 +44,85 @@ type Session struct {
 	modern *roundtrip.Run // set on a 2026-07-28 request view
 }
 
-func newSession(srv *Server, id, version string, caps elicitCaps, clientInfo json.RawMessage) *Session {
+func newSession(srv *Server, id, version string, facts clientFacts) *Session {
 	s := &Session{
-		srv:        srv,
-		id:         id,
-		protocol:   version,
-		caps:       caps,
-		clientInfo: clientInfo,
-		pending:    map[string]*pendingElicit{},
-		done:       make(chan struct{}),
+		srv:         srv,
+		id:          id,
+		protocol:    version,
+		clientFacts: facts,
+		pending:     map[string]*pendingElicit{},
+		done:        make(chan struct{}),
 	}
-	s.touch()
+	s.lastSeen.Store(time.Now().UnixNano())
 	return s
+}
+
+// Caps on what a legacy session keeps of its initialize for its whole life
+// (and publishes to Options.Cluster), so that a session costs the same
+// whatever its client sent.
+const (
+	// MaxClientCapabilitiesBytes caps the capabilities object of an
+	// initialize, compacted; a longer one is refused (-32602) by name.
+	MaxClientCapabilitiesBytes = 4096
+	// MaxClientInfoBytes caps each of clientInfo's name and version as
+	// kept; longer ones are cut (on a UTF-8 boundary), the rest of
+	// clientInfo is not kept.
+	MaxClientInfoBytes = 256
+)
+
+// clientFacts is what a session keeps of what its client declared.
+type clientFacts struct {
+	caps elicitCaps
+	// capabilities is the client's capabilities object: compacted, at
+	// most MaxClientCapabilitiesBytes on a legacy session.
+	capabilities json.RawMessage
+	// clientInfo is {"name","version"} of the client's clientInfo, each
+	// cut to MaxClientInfoBytes, on a legacy session.
+	clientInfo json.RawMessage
+}
+
+// keepClientFacts is what a legacy session keeps of its initialize's
+// capabilities and clientInfo: an error when capabilities are too long.
+func keepClientFacts(capabilities, clientInfo json.RawMessage) (clientFacts, error) {
+	f := clientFacts{caps: parseElicitCaps(capabilities), clientInfo: keptClientInfo(clientInfo)}
+	if len(capabilities) == 0 {
+		return f, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, capabilities); err != nil {
+		return f, fmt.Errorf("capabilities: %v", err)
+	}
+	if buf.Len() > MaxClientCapabilitiesBytes {
+		return f, fmt.Errorf("capabilities take %d bytes, more than the %d a session keeps: declare fewer (experimental) capabilities", buf.Len(), MaxClientCapabilitiesBytes)
+	}
+	f.capabilities = json.RawMessage(bytes.Clone(buf.Bytes()))
+	return f, nil
+}
+
+// keptClientInfo re-encodes the name and version of a clientInfo, each cut
+// to MaxClientInfoBytes; nil when it has neither.
+func keptClientInfo(raw json.RawMessage) json.RawMessage {
+	var ci struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &ci) != nil || ci.Name == "" && ci.Version == "" {
+		return nil
+	}
+	b := append([]byte(`{"name":`), appendJSONString(nil, cutUTF8(ci.Name, MaxClientInfoBytes))...)
+	b = append(append(b, `,"version":`...), appendJSONString(nil, cutUTF8(ci.Version, MaxClientInfoBytes))...)
+	return append(b, '}')
+}
+
+// cutUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // ID is the Mcp-Session-Id ("" on a 2026-07-28 request).
@@ -64,17 +132,22 @@ func (s *Session) ID() string { return s.id }
 // protocol version.
 func (s *Session) ProtocolVersion() string { return s.protocol }
 
-// ClientInfo is the clientInfo object the client sent, raw.
+// ClientInfo is the client's clientInfo. On a legacy session it is
+// {"name":…,"version":…} re-encoded from initialize's, each cut to
+// MaxClientInfoBytes (a session keeps nothing else of it, so that its cost
+// does not depend on what the client sent); nil when it named neither. On
+// a 2026-07-28 request it is the request's _meta clientInfo, raw.
 func (s *Session) ClientInfo() json.RawMessage { return s.clientInfo }
 
 // Subject is the caller's identity as Options.Authenticate gave it ("" when
 // the server authenticates nobody).
 func (s *Session) Subject() string { return s.subject }
 
-// ClientCapabilities is the capabilities object the client declared, raw:
-// initialize's on a legacy session, the request's _meta one on 2026-07-28
-// (read per request, as that protocol requires). It lets a handler check a
-// capability this package does not model, e.g. sampling.
+// ClientCapabilities is the capabilities object the client declared:
+// initialize's on a legacy session, compacted (an initialize with more than
+// MaxClientCapabilitiesBytes of it is refused), the request's _meta one on
+// 2026-07-28, raw (read per request, as that protocol requires). It lets a
+// handler check a capability this package does not model, e.g. sampling.
 func (s *Session) ClientCapabilities() json.RawMessage { return s.capabilities }
 
 // ClientSupportsElicit reports whether the client can be asked with a form:
@@ -94,19 +167,32 @@ func (s *Session) ClientSupportsElicitURL() bool {
 // Done is closed when the session ends.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
-// touch records activity, postponing idle expiry.
-func (s *Session) touch() { s.lastSeen.Store(time.Now().UnixNano()) }
+// touch records a request in the session, postponing idle expiry and
+// eviction.
+func (s *Session) touch() {
+	s.lastSeen.Store(time.Now().UnixNano())
+	s.srv.sessions.use(s)
+}
 
-// armIdle starts the idle timer; it re-arms itself while the session is used.
+// armIdle starts the idle timer; it re-arms itself while the session is
+// used. A session that sent nothing after initialize gets
+// SessionSetupTimeout instead of SessionIdleTimeout.
 func (s *Session) armIdle() {
-	d := s.srv.opts.SessionIdleTimeout
+	d := s.expiry()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.idle = time.AfterFunc(d, s.idleCheck)
 }
 
+func (s *Session) expiry() time.Duration {
+	if s.srv.sessions.established(s) {
+		return s.srv.opts.SessionIdleTimeout
+	}
+	return s.srv.opts.SessionSetupTimeout
+}
+
 func (s *Session) idleCheck() {
-	d := s.srv.opts.SessionIdleTimeout
+	d := s.expiry()
 	idleFor := time.Since(time.Unix(0, s.lastSeen.Load()))
 	if idleFor < d {
 		s.mu.Lock()
@@ -122,6 +208,7 @@ func (s *Session) idleCheck() {
 
 var errSessionExpired = &sessionClosedError{reason: "expired after being idle"}
 var errSessionDeleted = &sessionClosedError{reason: "deleted by the client"}
+var errSessionEvicted = &sessionClosedError{reason: "evicted: the server was full and the session was idle"}
 
 // sessionClosedError is ErrSessionClosed with the reason.
 type sessionClosedError struct{ reason string }
@@ -165,9 +252,19 @@ func (s *Session) close(err error) {
 func (s *Session) cancelCalls(cause error) { s.calls.cancelAll(cause) }
 
 // addCall registers a running call; false when its id is already running.
-func (s *Session) addCall(c *call) bool { return s.calls.add(c) }
+// While a call runs the session is busy: it is never evicted.
+func (s *Session) addCall(c *call) bool {
+	if !s.calls.add(c) {
+		return false
+	}
+	s.srv.sessions.busy(s, +1)
+	return true
+}
 
-func (s *Session) removeCall(c *call) { s.calls.remove(c) }
+func (s *Session) removeCall(c *call) {
+	s.calls.remove(c)
+	s.srv.sessions.busy(s, -1)
+}
 
 // cancelCall handles notifications/cancelled for one of the client's
 // requests. In a cluster, a call that does not run here may run on another

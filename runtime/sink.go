@@ -49,6 +49,9 @@ type httpSink struct {
 	// JSON and need neither (the id costs a read of crypto/rand).
 	rc       *http.ResponseController
 	streamID string
+	// writeTimeout is the http.Server's WriteTimeout once outliveTimeouts
+	// lifted the request's deadlines: each write gets that long.
+	writeTimeout time.Duration
 
 	mu       sync.Mutex
 	streamed bool // upgraded to SSE
@@ -83,10 +86,38 @@ func (s *httpSink) send(msg []byte) error {
 	return s.eventLocked(msg)
 }
 
+// outliveTimeouts lifts the read and write deadlines the http.Server set
+// for the request, whose body has been read in full: a call may take longer
+// than ReadTimeout (whose expiry would cancel the request's context) and
+// WriteTimeout (which would drop its reply). Each write of the reply then
+// gets WriteTimeout of its own (armWriteLocked), so a client that stops
+// reading still cannot hold the connection.
+func (s *httpSink) outliveTimeouts(r *http.Request) {
+	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if hs == nil || hs.ReadTimeout <= 0 && hs.WriteTimeout <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rc = http.NewResponseController(s.w)
+	_ = s.rc.SetReadDeadline(time.Time{})
+	_ = s.rc.SetWriteDeadline(time.Time{})
+	s.writeTimeout = hs.WriteTimeout
+}
+
+// armWriteLocked gives the write that follows writeTimeout, when set.
+func (s *httpSink) armWriteLocked() {
+	if s.writeTimeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
 // upgradeLocked switches the reply to text/event-stream.
 func (s *httpSink) upgradeLocked() {
 	s.streamed = true
-	s.rc = http.NewResponseController(s.w)
+	if s.rc == nil {
+		s.rc = http.NewResponseController(s.w)
+	}
 	s.streamID = newID()[:16]
 	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
 	// cancels the request context) would kill a stream that waits on a human.
@@ -118,6 +149,7 @@ func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
 	buf = append(buf, "\nevent: message\ndata: "...)
 	buf = append(buf, msg...)
 	buf = append(buf, "\n\n"...)
+	s.armWriteLocked()
 	if _, err := s.w.Write(buf); err != nil {
 		s.failed = err
 		return err
@@ -157,6 +189,7 @@ func (s *httpSink) finish(status int, msg []byte) error {
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(msg)))
+	s.armWriteLocked()
 	s.w.WriteHeader(status)
 	_, err := s.w.Write(msg)
 	return err

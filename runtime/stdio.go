@@ -28,14 +28,18 @@ import (
 //
 // A line that is not JSON, is too long (Options.MaxBodyBytes) or is not
 // JSON-RPC gets a JSON-RPC error; nothing but JSON-RPC lines is ever written
-// to out (logs go to Options.Logger). ServeStdio returns nil when in ends
+// to out (logs go to Options.Logger). At most MaxStdioInFlight requests
+// run at once, plus Options.MaxPendingElicitations (so that calls waiting
+// on an answer never fill it); past that, ServeStdio reads nothing until
+// one ends, so a client that does not read its replies holds the server's
+// memory to that many requests instead of growing it. ServeStdio returns nil when in ends
 // (EOF), after ending the connection's calls — waiting elicitations get
 // ErrSessionClosed and every call writes its result — or ctx.Err() when ctx
 // ends first, or the read error.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &stdioConn{srv: s, out: out, ctx: ctx}
+	c := &stdioConn{srv: s, out: out, ctx: ctx, slots: make(chan struct{}, MaxStdioInFlight+s.opts.MaxPendingElicitations)}
 	err := c.readLoop(in)
 	// The connection is over: wake waiting elicitations, cancel what still
 	// runs, and let every call write its result before returning.
@@ -69,6 +73,10 @@ func (s *Server) ServeStdioProcess(ctx context.Context) error {
 
 var errStdioClosed = &sessionClosedError{reason: "the client closed the stdio connection"}
 
+// MaxStdioInFlight bounds the requests ServeStdio runs at once (see
+// ServeStdio).
+const MaxStdioInFlight = 64
+
 // stdioConn is one stdio connection.
 type stdioConn struct {
 	srv *Server
@@ -83,6 +91,7 @@ type stdioConn struct {
 
 	calls callSet // 2026-07-28 calls, for notifications/cancelled
 	wg    sync.WaitGroup
+	slots chan struct{} // one per request running: the in-flight bound
 }
 
 // write sends one message as one line. Frames are compact JSON (the
@@ -312,10 +321,17 @@ func (c *stdioConn) cancel(msg *message) {
 }
 
 // goRequest runs a request in its own goroutine and writes its reply.
+// It waits for a free slot first, and the reading loop with it: that is
+// the backpressure on a client that sends faster than it reads.
 func (c *stdioConn) goRequest(run func(sink) reply) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.ctx.Done():
+		return // the connection is ending: the request is not run
+	}
 	c.wg.Add(1)
 	go func() {
-		defer c.wg.Done()
+		defer func() { <-c.slots; c.wg.Done() }()
 		sk := &stdioSink{c: c}
 		c.reply(sk, run(sk))
 	}()

@@ -248,3 +248,33 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestStdioBackpressure: a client that sends requests and never reads a
+// reply gets at most the in-flight bound of them taken; then the server
+// stops reading. Before, every line was read and its call started (200k
+// such requests grew the server to 737 MB).
+func TestStdioBackpressure(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe() // nobody reads outR
+	done := make(chan error, 1)
+	go func() { done <- f.srv.ServeStdio(ctx, inR, outW) }()
+
+	// Lines of 16 KiB, so that what the reader buffers is a few of them.
+	const total = 2000
+	n := writeUntilStalled(inW, total, stdioRequest)
+	bound := int64(MaxStdioInFlight + DefaultMaxPendingElicitations + 8) // + the lines buffered on the way
+	t.Logf("a client that reads no reply got %d of %d requests taken (bound %d)", n, total, bound)
+	if n > bound {
+		t.Errorf("%d requests taken from a client that reads no reply, want at most %d", n, bound)
+	}
+	outR.CloseWithError(errors.New("the client went away")) // the blocked writes fail
+	cancel()
+	inW.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not return")
+	}
+}

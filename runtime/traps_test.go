@@ -149,7 +149,7 @@ func TestTrap5DeleteAndExpiryWakeWaiters(t *testing.T) {
 // defaults are refused before sending; content is checked against the schema.
 func TestTrap6AllowlistAndContentChecked(t *testing.T) {
 	f := newFixture(t, Options{})
-	sess := newSession(f.srv, "s", "2025-11-25", elicitCaps{form: true}, nil)
+	sess := newSession(f.srv, "s", "2025-11-25", clientFacts{caps: elicitCaps{form: true}})
 	ctx := context.Background()
 	for name, prop := range map[string]map[string]any{
 		"unknown keyword": {"type": "string", "x-widget": "slider"},

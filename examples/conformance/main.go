@@ -70,6 +70,7 @@ func run(args []string, stderr io.Writer) error {
 		// wait on a person clear these deadlines themselves.
 		ReadTimeout:  time.Minute,
 		WriteTimeout: time.Minute,
+		IdleTimeout:  time.Minute,
 	}
 
 	ln, err := net.Listen("tcp", *addr)

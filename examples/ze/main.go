@@ -3,7 +3,9 @@
 //
 //	go run ./examples/ze -addr 127.0.0.1:0
 //
-// It serves MCP over Streamable HTTP at /mcp and prints one line,
+// It serves MCP over Streamable HTTP at /mcp, on runtime.NewHTTPServer's
+// http.Server (timeouts that a hostile client cannot hold connections open
+// against, and that calls and elicitation streams outlive), and prints one line,
 // "listening on http://HOST:PORT/mcp", on standard error once it accepts
 // connections. Tools:
 //
@@ -13,7 +15,9 @@
 // Flags:
 //
 //	-addr            listen address (default 127.0.0.1:8080)
-//	-write-timeout   http.Server WriteTimeout (default 30s; elicitation streams outlive it)
+//	-read-timeout    http.Server ReadTimeout: reading a request, body included (default 30s)
+//	-write-timeout   http.Server WriteTimeout: writing a reply or a stream event (default 30s)
+//	-idle-timeout    http.Server IdleTimeout: closing an idle keep-alive connection (default 60s)
 //	-session-idle    idle session expiry (default 30m)
 //	-elicit-timeout  how long to wait for an answer (default 10m)
 //	-stdio           serve MCP over stdin/stdout instead of HTTP (logs go to stderr)
@@ -38,14 +42,19 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
+// run serves until ctx ends (SIGINT or SIGTERM in main).
+func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	writeTimeout := fs.Duration("write-timeout", 30*time.Second, "http.Server WriteTimeout")
+	readTimeout := fs.Duration("read-timeout", runtime.HTTPReadTimeout, "http.Server ReadTimeout: reading a request, body included")
+	writeTimeout := fs.Duration("write-timeout", runtime.HTTPWriteTimeout, "http.Server WriteTimeout: writing a reply or a stream event")
+	idleTimeout := fs.Duration("idle-timeout", runtime.HTTPIdleTimeout, "http.Server IdleTimeout: closing an idle keep-alive connection")
 	sessionIdle := fs.Duration("session-idle", runtime.DefaultSessionIdleTimeout, "idle session expiry")
 	elicitTimeout := fs.Duration("elicit-timeout", runtime.DefaultElicitTimeout, "how long to wait for an elicitation answer")
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout instead of HTTP")
@@ -62,8 +71,6 @@ func run(args []string, stderr io.Writer) int {
 		SessionIdleTimeout: *sessionIdle,
 		ElicitTimeout:      *elicitTimeout,
 	})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if *stdio {
 		// Standard output carries only JSON-RPC; the client ends the
 		// session by closing standard input.
@@ -80,7 +87,8 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ze: %v\n", err)
 		return 1
 	}
-	hs := &http.Server{Handler: mux, WriteTimeout: *writeTimeout, ReadHeaderTimeout: 10 * time.Second}
+	hs := runtime.NewHTTPServer("", mux)
+	hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout = *readTimeout, *writeTimeout, *idleTimeout
 	fmt.Fprintf(stderr, "listening on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -85,7 +85,22 @@
 //	-deadline D               bound of the whole run (90s)
 //	-elicit-timeout D         the server's elicitation timeout (20s)
 //	-heap-tolerance B         live heap growth allowed, bytes (4 MiB)
+//	-hostile                  run the hostile mix beside the measured rounds
+//	-hostile-rounds N         at most this many hostile rounds (20, ≤ 1000)
+//	-max-rss B                peak RSS bound of a hostile run (384 MiB)
 //	-cpuprofile FILE          write a CPU profile of the run
+//
+// # Hostile mix
+//
+// With -hostile (make load-hostile), one more client attacks the server
+// while the measured rounds run: 2025-03-26 batches of MaxBodyBytes made of
+// tiny items, initializes carrying 1.5 MiB of clientInfo or capabilities, a
+// flood of bare initializes far past the server's session cap, 200 idle
+// keep-alive connections, and 2026-07-28 calls carrying inputResponses
+// without requestState. Every check above must still hold (lost=0, no
+// session left), every idle connection must be closed by the server
+// (IdleTimeout 10s in this mode), and the process's peak RSS must stay
+// under -max-rss. hostile.go says what each attack does and expects.
 //
 // Exit status: 0 when every check passed, 1 on a violation, 2 for a bad
 // command line. The small run in load_test.go (5 sessions × 4, both eras)

@@ -32,6 +32,12 @@ type Config struct {
 	// HeapTolerance is how much more live heap the end of the run may hold
 	// than its baseline (0: DefaultHeapTolerance).
 	HeapTolerance int64
+	// Hostile runs the hostile mix (hostile.go) beside the measured
+	// rounds, for at most HostileRounds rounds, and bounds the peak RSS by
+	// MaxRSS (0: DefaultMaxRSS).
+	Hostile       bool
+	HostileRounds int
+	MaxRSS        int64
 }
 
 // Bounds of a configuration: a run must stay a bounded loopback run.
@@ -39,6 +45,8 @@ const (
 	maxSessions = 1000
 	maxRounds   = 100000
 	maxCalls    = 4 << 20
+	// maxHostileRounds bounds the hostile mix: a round sends about 8 MiB.
+	maxHostileRounds = 1000
 )
 
 // DefaultHeapTolerance is the heap growth a run may show. A forced GC makes
@@ -82,6 +90,10 @@ func (c Config) validate() error {
 		return errors.New("elicit timeout must be positive")
 	case c.HeapTolerance < 0:
 		return errors.New("heap tolerance must not be negative")
+	case c.Hostile && (c.HostileRounds < 1 || c.HostileRounds > maxHostileRounds):
+		return fmt.Errorf("hostile rounds must be from 1 to %d, not %d", maxHostileRounds, c.HostileRounds)
+	case c.MaxRSS < 0:
+		return errors.New("max RSS must not be negative")
 	}
 	total := 0
 	for _, o := range clientOutcomes {
@@ -117,6 +129,7 @@ type Report struct {
 	GoroutinesAfter                 int
 	SessionsLeft                    int
 	Lost                            int
+	Hostile                         *HostileReport // with Config.Hostile
 
 	Violations     int
 	FirstViolation []string // the first few, in the order found
@@ -198,10 +211,21 @@ func (d *driver) drive(ctx context.Context, rep *Report) {
 	}
 	d.quiesce()
 	rep.HeapBaseline = liveHeap()
+	var h *hostile
+	hctx, stopHostile := context.WithCancel(ctx)
+	defer stopHostile()
+	if d.cfg.Hostile {
+		rep.Hostile = &HostileReport{}
+		h = d.startHostile(ctx, hctx, rep.Hostile)
+	}
 	rep.Eras = make([]EraReport, len(d.cfg.Eras))
 	for i, e := range d.cfg.Eras {
 		rep.Eras[i].Era = e
 		rep.Eras[i].Elapsed = d.phase(ctx, e, 1, d.cfg.totalRounds())
+	}
+	if h != nil {
+		stopHostile()
+		h.stop(ctx)
 	}
 	d.quiesce()
 	rep.HeapFinal = liveHeap()

@@ -340,3 +340,27 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("p50 of none %v", p)
 	}
 }
+
+// TestHostileRun is a small run with the hostile mix beside it: the
+// legitimate calls all complete and every check holds.
+func TestHostileRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends about 8 MiB per hostile round")
+	}
+	cfg := smallConfig()
+	cfg.Hostile, cfg.HostileRounds = true, 2
+	cfg.MaxRSS = 1 << 30 // the race detector's shadow memory; make load-hostile holds the real bound
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.Write(&out)
+	t.Logf("hostile run:\n%s", out.String())
+	if !rep.OK() || rep.Lost != 0 {
+		t.Fatalf("the run found %d violations, lost=%d", rep.Violations, rep.Lost)
+	}
+	if rep.Hostile == nil || rep.Hostile.IdleClosed != rep.Hostile.IdleConns {
+		t.Errorf("hostile report %+v", rep.Hostile)
+	}
+}

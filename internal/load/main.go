@@ -43,6 +43,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	deadline := fs.Duration("deadline", defaultDeadline, "the whole run must end within this")
 	elicitTimeout := fs.Duration("elicit-timeout", 20*time.Second, "the server's elicitation timeout (a lost answer becomes a timeout)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	hostileFlag := fs.Bool("hostile", false, "run the hostile mix beside the measured rounds (see hostile.go)")
+	hostileRounds := fs.Int("hostile-rounds", 20, "at most this many rounds of the hostile mix")
+	maxRSS := fs.Int64("max-rss", 0, fmt.Sprintf("peak RSS bound of a hostile run, in bytes (0: %d)", DefaultMaxRSS))
 	heapTol := fs.Int64("heap-tolerance", 0, fmt.Sprintf("live heap growth allowed over the measured rounds, in bytes (0: %d)", DefaultHeapTolerance))
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -67,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cfg := Config{
 		Eras: eras, Sessions: *sessions, Concurrency: *concurrency, Rounds: *rounds,
 		Seed: *seed, Mix: m, Deadline: *deadline, ElicitTimeout: *elicitTimeout, HeapTolerance: *heapTol,
+		Hostile: *hostileFlag, HostileRounds: *hostileRounds, MaxRSS: *maxRSS,
 	}
 	if err := cfg.validate(); err != nil {
 		fmt.Fprintf(stderr, "load: %v\n", err)
@@ -151,6 +155,9 @@ func (r *Report) Write(w io.Writer) {
 		bytesString(int64(r.HeapBaseline)), bytesString(int64(r.HeapFinal)), bytesString(int64(r.HeapFinal)-int64(r.HeapBaseline)),
 		bytesString(c.heapTolerance()), perCall)
 	fmt.Fprintf(w, "goroutines: before=%d after-shutdown=%d; sessions left=%d\n", r.GoroutinesBaseline, r.GoroutinesAfter, r.SessionsLeft)
+	if r.Hostile != nil {
+		r.Hostile.write(w)
+	}
 	fmt.Fprintf(w, "lost=%d\n", r.Lost)
 	if r.OK() {
 		fmt.Fprintln(w, "PASS")

@@ -31,6 +31,7 @@ type server struct {
 
 	conns           atomic.Int64 // open server-side connections
 	entered, exited atomic.Int64 // handler runs begun and returned
+	unsolicited     atomic.Int64 // probe runs answered without being asked (hostile mix)
 	records         []callRecord
 
 	// Anything the runtime or net/http logs at warning level or above, and
@@ -64,22 +65,21 @@ func startServer(cfg Config, records []callRecord, notes *violations) (*server, 
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.rt)
-	s.hs = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		// Shorter than the run: the runtime must clear it on the streams it
-		// upgrades (known trap 1), and plain replies are far quicker.
-		WriteTimeout: 20 * time.Second,
-		IdleTimeout:  time.Minute,
-		ErrorLog:     log.New(noteWriter{notes}, "", 0),
-		ConnState: func(_ net.Conn, st http.ConnState) {
-			switch st {
-			case http.StateNew:
-				s.conns.Add(1)
-			case http.StateClosed, http.StateHijacked:
-				s.conns.Add(-1)
-			}
-		},
+	// Built the documented way; its WriteTimeout is shorter than the run:
+	// the runtime must lift it on the streams it upgrades (known trap 1).
+	s.hs = runtime.NewHTTPServer("", mux)
+	if cfg.Hostile {
+		s.hs.IdleTimeout = hostileIdleTimeout // the hostile idle connections must be closed within the run
+		runtime.AddTool(s.rt, runtime.Tool{Name: probeTool, Description: "Elicits the form; the hostile mix answers it unasked."}, s.probe)
+	}
+	s.hs.ErrorLog = log.New(noteWriter{notes}, "", 0)
+	s.hs.ConnState = func(_ net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			s.conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			s.conns.Add(-1)
+		}
 	}
 	s.url = "http://" + ln.Addr().String() + "/mcp"
 	go func() { s.served <- s.hs.Serve(ln) }()
@@ -113,6 +113,19 @@ func (s *server) book(ctx context.Context, req *runtime.CallToolRequest, in book
 		return runtime.TextResult(resultText(in.Call, o, acceptedDetail(form))), nil
 	}
 	return runtime.ErrorResult("%s", resultText(in.Call, o, detail)), nil
+}
+
+// probe is the tool the hostile mix calls with answers it was never asked
+// for: it counts an Elicit that returns a value in the call's first round.
+func (s *server) probe(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
+	_, err := runtime.Elicit[BookingForm](ctx, req.Session, "probe")
+	if err == nil && req.Round == 0 {
+		s.unsolicited.Add(1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return runtime.TextResult("answered"), nil
 }
 
 func elicitMessage(call int) string { return "Book seats for call " + strconv.Itoa(call) }

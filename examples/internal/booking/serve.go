@@ -45,10 +45,11 @@ func Serve(name string, args []string, stderr io.Writer, newHandler func(*slog.L
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
 	}
-	// No WriteTimeout: an elicitation stream lasts as long as the person
-	// takes to answer, and neither the go-sdk nor mcp-go clears the
-	// deadline itself.
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: an elicitation stream lasts as long
+	// as the person takes to answer, and neither the go-sdk nor mcp-go
+	// lifts the deadlines itself (the ReadTimeout's expiry would cancel
+	// the call). The idle and header timeouts touch no request.
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
 	// Catch the signals before saying so: whoever waits for the line may
 	// send one at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
