@@ -212,7 +212,8 @@ func Build(src *Source, typeNames []string) ([]*Form, []Diagnostic) {
 			b.errorf(token.NoPos, "-type %s: no such type in package %s", n, src.Pkg.Name())
 		}
 	}
-	sort.Slice(forms, func(i, j int) bool { return forms[i].Pos < forms[j].Pos })
+	// By name, not position: see order.go.
+	sort.Slice(forms, func(i, j int) bool { return forms[i].Name < forms[j].Name })
 	return forms, b.diags
 }
 
@@ -727,7 +728,7 @@ func (b *builder) enumOf(named *types.Named, usePos token.Pos) *Enum {
 	if len(consts) == 0 {
 		return nil
 	}
-	sort.SliceStable(consts, func(i, j int) bool { return consts[i].Pos() < consts[j].Pos() })
+	sort.SliceStable(consts, func(i, j int) bool { return sourceLess(b.src.Fset, consts[i].Pos(), consts[j].Pos()) })
 	e := &Enum{Type: named}
 	seen := map[string]bool{}
 	for _, c := range consts {

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -55,6 +56,9 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 	if len(files) == 0 {
 		return diags
 	}
+	// In file name order, not the order the files were loaded in: the
+	// home of unheld forms must not change from run to run.
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
 	marked, ds := Build(base, nil)
 	if len(ds) > 0 {
 		return diags

@@ -11,12 +11,12 @@ const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
-	formimpl.CheckFingerprint((*UserInfoForm)(nil), "UserInfoForm", 0xef5a00b8322f0595)
+	formimpl.CheckFingerprint((*ColorForm)(nil), "ColorForm", 0x3f5d34bfbd92f5eb)
+	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xccea2804f7e939f5)
 	formimpl.CheckFingerprint((*DefaultsForm)(nil), "DefaultsForm", 0xefaf85bda42a8e03)
 	formimpl.CheckFingerprint((*EnumsForm)(nil), "EnumsForm", 0x6afcc63141e99b35)
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x92dbfe34a34f581b)
-	formimpl.CheckFingerprint((*ColorForm)(nil), "ColorForm", 0x3f5d34bfbd92f5eb)
-	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xccea2804f7e939f5)
+	formimpl.CheckFingerprint((*UserInfoForm)(nil), "UserInfoForm", 0xef5a00b8322f0595)
 }
 
 // An enum constant's value changed after generation: run go generate. A line here stops
@@ -34,51 +34,87 @@ func _() {
 	_ = map[bool]int{false: 0, Choice3 == "value3": 1}
 }
 
-// This conversion stops compiling when the fields of UserInfoForm change: run go generate.
-var _ = UserInfoForm(struct {
-	Username string
-	Email    string
+// This conversion stops compiling when the fields of ColorForm change: run go generate.
+var _ = ColorForm(struct {
+	Color string
 }{})
 
-// The requestedSchema of UserInfoForm, the same for every protocol version that can carry it.
-const userInfoFormSchema2025_06_18 = `{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`
+// The requestedSchema of ColorForm, the same for every protocol version that can carry it.
+const colorFormSchema2025_06_18 = `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`
 
-var userInfoFormDescriptor = &formimpl.Descriptor{
-	Name: "UserInfoForm",
-	Key:  "user_info_form",
+var colorFormDescriptor = &formimpl.Descriptor{
+	Name: "ColorForm",
+	Key:  "color_form",
 	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(userInfoFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(userInfoFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(userInfoFormSchema2025_06_18)},
+		{Version: "2025-06-18", Schema: []byte(colorFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(colorFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(colorFormSchema2025_06_18)},
 	},
 }
 
-// ElicitForm describes the UserInfoForm form: its schema for each protocol version.
-func (*UserInfoForm) ElicitForm() *formimpl.Descriptor {
-	return userInfoFormDescriptor
+// ElicitForm describes the ColorForm form: its schema for each protocol version.
+func (*ColorForm) ElicitForm() *formimpl.Descriptor {
+	return colorFormDescriptor
 }
 
-// ElicitDecode decodes and validates the content of an accepted UserInfoForm answer into f.
+// ElicitDecode decodes and validates the content of an accepted ColorForm answer into f.
 // Every problem is reported at once, in a *formimpl.ContentError.
-func (f *UserInfoForm) ElicitDecode(content []byte) error {
+func (f *ColorForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)
 	for d.Next() {
 		switch string(d.Key()) {
-		case "username":
-			if v, ok := d.StringField(0, "username", -1, -1, "", false); ok {
-				f.Username = v
-			}
-		case "email":
-			if v, ok := d.StringField(1, "email", -1, -1, "", false); ok {
-				f.Email = v
+		case "color":
+			if v, ok := d.StringField(0, "color", -1, -1, "", false); ok {
+				f.Color = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	d.Require(0, "username")
-	d.Require(1, "email")
+	d.Require(0, "color")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
+var _ = ConfirmForm(struct {
+	OK bool
+}{})
+
+// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
+
+var confirmFormDescriptor = &formimpl.Descriptor{
+	Name: "ConfirmForm",
+	Key:  "confirm_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
+	},
+}
+
+// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
+func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
+	return confirmFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *ConfirmForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "ok":
+			if v, ok := d.BoolField(0, "ok", false); ok {
+				f.OK = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "ok")
 	return d.Err()
 }
 
@@ -330,86 +366,50 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 	return d.Err()
 }
 
-// This conversion stops compiling when the fields of ColorForm change: run go generate.
-var _ = ColorForm(struct {
-	Color string
+// This conversion stops compiling when the fields of UserInfoForm change: run go generate.
+var _ = UserInfoForm(struct {
+	Username string
+	Email    string
 }{})
 
-// The requestedSchema of ColorForm, the same for every protocol version that can carry it.
-const colorFormSchema2025_06_18 = `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`
+// The requestedSchema of UserInfoForm, the same for every protocol version that can carry it.
+const userInfoFormSchema2025_06_18 = `{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`
 
-var colorFormDescriptor = &formimpl.Descriptor{
-	Name: "ColorForm",
-	Key:  "color_form",
+var userInfoFormDescriptor = &formimpl.Descriptor{
+	Name: "UserInfoForm",
+	Key:  "user_info_form",
 	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(colorFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(colorFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(colorFormSchema2025_06_18)},
+		{Version: "2025-06-18", Schema: []byte(userInfoFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(userInfoFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(userInfoFormSchema2025_06_18)},
 	},
 }
 
-// ElicitForm describes the ColorForm form: its schema for each protocol version.
-func (*ColorForm) ElicitForm() *formimpl.Descriptor {
-	return colorFormDescriptor
+// ElicitForm describes the UserInfoForm form: its schema for each protocol version.
+func (*UserInfoForm) ElicitForm() *formimpl.Descriptor {
+	return userInfoFormDescriptor
 }
 
-// ElicitDecode decodes and validates the content of an accepted ColorForm answer into f.
+// ElicitDecode decodes and validates the content of an accepted UserInfoForm answer into f.
 // Every problem is reported at once, in a *formimpl.ContentError.
-func (f *ColorForm) ElicitDecode(content []byte) error {
+func (f *UserInfoForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)
 	for d.Next() {
 		switch string(d.Key()) {
-		case "color":
-			if v, ok := d.StringField(0, "color", -1, -1, "", false); ok {
-				f.Color = v
+		case "username":
+			if v, ok := d.StringField(0, "username", -1, -1, "", false); ok {
+				f.Username = v
+			}
+		case "email":
+			if v, ok := d.StringField(1, "email", -1, -1, "", false); ok {
+				f.Email = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	d.Require(0, "color")
-	return d.Err()
-}
-
-// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
-var _ = ConfirmForm(struct {
-	OK bool
-}{})
-
-// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
-const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
-
-var confirmFormDescriptor = &formimpl.Descriptor{
-	Name: "ConfirmForm",
-	Key:  "confirm_form",
-	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
-	},
-}
-
-// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
-func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
-	return confirmFormDescriptor
-}
-
-// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
-func (f *ConfirmForm) ElicitDecode(content []byte) error {
-	var d formimpl.Decoder
-	d.Reset(content)
-	for d.Next() {
-		switch string(d.Key()) {
-		case "ok":
-			if v, ok := d.BoolField(0, "ok", false); ok {
-				f.OK = v
-			}
-		default:
-			d.Unknown()
-		}
-	}
-	d.Require(0, "ok")
+	d.Require(0, "username")
+	d.Require(1, "email")
 	return d.Err()
 }

@@ -12,8 +12,8 @@ const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
 	formimpl.CheckFingerprint((*CommandForm)(nil), "CommandForm", 0x844350100515d0b7)
-	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0x5288d39811b208)
 	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xdfc5c955743efd3e)
+	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0x5288d39811b208)
 }
 
 // An enum constant's value changed after generation: run go generate. A line here stops
@@ -64,6 +64,48 @@ func (f *CommandForm) ElicitDecode(content []byte) error {
 		}
 	}
 	d.Require(0, "command")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
+var _ = ConfirmForm(struct {
+	Confirm bool
+}{})
+
+// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Add this peer","description":"Add the peer now?"}},"required":["confirm"]}`
+
+var confirmFormDescriptor = &formimpl.Descriptor{
+	Name: "ConfirmForm",
+	Key:  "confirm_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
+	},
+}
+
+// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
+func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
+	return confirmFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *ConfirmForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "confirm":
+			if v, ok := d.BoolField(0, "confirm", false); ok {
+				f.Confirm = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "confirm")
 	return d.Err()
 }
 
@@ -168,47 +210,5 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 	if d.Seen(0) {
 		d.ValidateVar("address", f.Address, "ip")
 	}
-	return d.Err()
-}
-
-// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
-var _ = ConfirmForm(struct {
-	Confirm bool
-}{})
-
-// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
-const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Add this peer","description":"Add the peer now?"}},"required":["confirm"]}`
-
-var confirmFormDescriptor = &formimpl.Descriptor{
-	Name: "ConfirmForm",
-	Key:  "confirm_form",
-	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
-	},
-}
-
-// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
-func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
-	return confirmFormDescriptor
-}
-
-// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
-func (f *ConfirmForm) ElicitDecode(content []byte) error {
-	var d formimpl.Decoder
-	d.Reset(content)
-	for d.Next() {
-		switch string(d.Key()) {
-		case "confirm":
-			if v, ok := d.BoolField(0, "confirm", false); ok {
-				f.Confirm = v
-			}
-		default:
-			d.Unknown()
-		}
-	}
-	d.Require(0, "confirm")
 	return d.Err()
 }

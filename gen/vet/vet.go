@@ -53,7 +53,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		diags = gen.Stale(src, read)
 	}
-	gen.SortDiagnostics(diags)
+	gen.SortDiagnostics(pass.Fset, diags)
 	for _, d := range diags {
 		pass.Reportf(d.Pos, "%s", d.Message)
 	}

@@ -11,50 +11,8 @@ const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
-	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
 	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
-}
-
-// This conversion stops compiling when the fields of NameForm change: run go generate.
-var _ = NameForm(struct {
-	Name string
-}{})
-
-// The requestedSchema of NameForm, the same for every protocol version that can carry it.
-const nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":40}},"required":["name"]}`
-
-var nameFormDescriptor = &formimpl.Descriptor{
-	Name: "NameForm",
-	Key:  "name_form",
-	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(nameFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(nameFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(nameFormSchema2025_06_18)},
-	},
-}
-
-// ElicitForm describes the NameForm form: its schema for each protocol version.
-func (*NameForm) ElicitForm() *formimpl.Descriptor {
-	return nameFormDescriptor
-}
-
-// ElicitDecode decodes and validates the content of an accepted NameForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
-func (f *NameForm) ElicitDecode(content []byte) error {
-	var d formimpl.Decoder
-	d.Reset(content)
-	for d.Next() {
-		switch string(d.Key()) {
-		case "name":
-			if v, ok := d.StringField(0, "name", 1, 40, "", false); ok {
-				f.Name = v
-			}
-		default:
-			d.Unknown()
-		}
-	}
-	d.Require(0, "name")
-	return d.Err()
+	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
 }
 
 // This conversion stops compiling when the fields of AskForm change: run go generate.
@@ -102,5 +60,47 @@ func (f *AskForm) ElicitDecode(content []byte) error {
 	}
 	d.Require(0, "name")
 	d.Require(1, "count")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of NameForm change: run go generate.
+var _ = NameForm(struct {
+	Name string
+}{})
+
+// The requestedSchema of NameForm, the same for every protocol version that can carry it.
+const nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":40}},"required":["name"]}`
+
+var nameFormDescriptor = &formimpl.Descriptor{
+	Name: "NameForm",
+	Key:  "name_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(nameFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(nameFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(nameFormSchema2025_06_18)},
+	},
+}
+
+// ElicitForm describes the NameForm form: its schema for each protocol version.
+func (*NameForm) ElicitForm() *formimpl.Descriptor {
+	return nameFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted NameForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *NameForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "name":
+			if v, ok := d.StringField(0, "name", 1, 40, "", false); ok {
+				f.Name = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "name")
 	return d.Err()
 }
