@@ -168,6 +168,10 @@ type Source struct {
 	Files []*ast.File
 	Pkg   *types.Package
 	Info  *types.Info
+	// ConstDoc, when set, gives the comments of another package's
+	// constant (elicitvet takes them from analysis facts); otherwise
+	// Build parses the file the constant's position names.
+	ConstDoc func(*types.Const) (ConstDoc, bool)
 }
 
 // Build finds the forms in src and builds their model. With typeNames it
@@ -238,6 +242,11 @@ type builder struct {
 func (b *builder) constSpec(c *types.Const) *ast.ValueSpec {
 	if c.Pkg() == b.src.Pkg {
 		return b.constSpecs[c.Pos()]
+	}
+	if b.src.ConstDoc != nil {
+		if d, ok := b.src.ConstDoc(c); ok {
+			return d.spec()
+		}
 	}
 	name := b.src.Fset.Position(c.Pos()).Filename
 	if !filepath.IsAbs(name) {

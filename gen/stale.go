@@ -36,7 +36,8 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 	}
 	var files []*generated
 	var diags []Diagnostic
-	base := &Source{Fset: src.Fset, Pkg: src.Pkg, Info: src.Info}
+	base := *src
+	base.Files = nil
 	for _, f := range src.Files {
 		tf := src.Fset.File(f.FileStart)
 		if tf == nil || strings.HasSuffix(tf.Name(), "_test.go") {
@@ -59,7 +60,7 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 	// In file name order, not the order the files were loaded in: the
 	// home of unheld forms must not change from run to run.
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
-	marked, ds := Build(base, nil)
+	marked, ds := Build(&base, nil)
 	if len(ds) > 0 {
 		return diags
 	}
@@ -88,7 +89,7 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 		if len(g.forms) == 0 {
 			continue
 		}
-		forms, ds := Build(base, g.forms)
+		forms, ds := Build(&base, g.forms)
 		if len(ds) > 0 {
 			continue // a form the file holds is gone: the file no longer compiles
 		}

@@ -22,6 +22,8 @@
 package vet
 
 import (
+	"fmt"
+	"go/types"
 	"os"
 
 	"golang.org/x/tools/go/analysis"
@@ -37,6 +39,22 @@ var Analyzer = &analysis.Analyzer{
 	URL:              "https://pkg.go.dev/github.com/go-elicit/elicit/gen/vet",
 	RunDespiteErrors: true,
 	Run:              run,
+	FactTypes:        []analysis.Fact{new(constDocFact)},
+}
+
+// constDocFact is the comment of an exported string constant of a defined
+// type: the title it gives an enum member. Every package exports one per
+// such constant and forms of other packages read their enum titles from
+// it. Because the facts of a package's dependencies are part of the key
+// under which go vet caches the package's result, editing only the title
+// of another package's enum constant re-runs the analysis of the forms
+// that use it, and their staleness is reported on a warm cache.
+type constDocFact struct{ Doc gen.ConstDoc }
+
+func (*constDocFact) AFact() {}
+
+func (f *constDocFact) String() string {
+	return fmt.Sprintf("constDoc(%q, %q)", f.Doc.Doc, f.Doc.Comment)
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -44,6 +62,16 @@ func run(pass *analysis.Pass) (any, error) {
 		return nil, nil
 	}
 	src := &gen.Source{Fset: pass.Fset, Files: pass.Files, Pkg: pass.Pkg, Info: pass.TypesInfo}
+	for c, doc := range gen.ConstDocs(src) {
+		pass.ExportObjectFact(c, &constDocFact{doc})
+	}
+	src.ConstDoc = func(c *types.Const) (gen.ConstDoc, bool) {
+		var f constDocFact
+		if !pass.ImportObjectFact(c, &f) {
+			return gen.ConstDoc{}, false
+		}
+		return f.Doc, true
+	}
 	forms, diags := gen.Build(src, nil)
 	diags = append(diags, gen.Check(forms)...)
 	if len(diags) == 0 {

@@ -6,8 +6,11 @@ package deploy
 type Environment string
 
 const (
-	Staging    Environment = "staging"    // Staging environment
-	Canary     Environment = "canary"     // Canary
+	// want +1 Staging:"constDoc"
+	Staging Environment = "staging" // Staging environment
+	// want +1 Canary:"constDoc"
+	Canary Environment = "canary" // Canary
+	// want +1 Production:"constDoc"
 	Production Environment = "production" // Production environment
 )
 
