@@ -124,7 +124,24 @@ func TestEnumGuardFailsBuild(t *testing.T) {
 	if err == nil {
 		t.Fatal("the package still builds after an enum constant changed its value")
 	}
-	if !strings.Contains(out, "deploy_elicit.go") || !strings.Contains(out, "duplicate key false") {
-		t.Errorf("build error does not point at the guard:\n%s", out)
+	// The compiler prints the duplicate key, which says what to do.
+	if !strings.Contains(out, "deploy_elicit.go") || !strings.Contains(out, `duplicate key "Staging is no longer \"staging\": run go generate`) {
+		t.Errorf("build error does not point at the guard, or does not say to run go generate:\n%s", out)
+	}
+	// A value that sorts after the old one trips the other pair of keys.
+	if err := os.WriteFile(file, []byte(strings.Replace(staleSource, `"staging"`, `"testing"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = build()
+	if err == nil || !strings.Contains(out, "deploy_elicit.go") || !strings.Contains(out, "run go generate") {
+		t.Errorf("value after the old one: err %v\n%s", err, out)
+	}
+	// A field whose type changed: the conversion guard names its alias.
+	if err := os.WriteFile(file, []byte(strings.Replace(staleSource, "Reason string", "Reason []byte", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = build()
+	if err == nil || !strings.Contains(out, "cannot convert elicit_DeployForm_changed_run_go_generate{}") || strings.Contains(out, "struct{") {
+		t.Errorf("changed field type: err %v\n%s", err, out)
 	}
 }
