@@ -145,3 +145,22 @@ func TestEnumGuardFailsBuild(t *testing.T) {
 		t.Errorf("changed field type: err %v\n%s", err, out)
 	}
 }
+
+// TestStaleNeverGenerated: a package with a form and no generated file at
+// all gets a report at the form.
+func TestStaleNeverGenerated(t *testing.T) {
+	dir := scratchPackage(t, map[string]string{"demo.go": mainForm, "other.go": "package demo\n\n// Plain is no form.\ntype Plain struct{}\n"})
+	pkgs, err := Load(dir, []string{"."}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := pkgs[0].Source
+	var got []string
+	for _, d := range Stale(src, os.ReadFile) {
+		got = append(got, filepath.Base(src.Fset.Position(d.Pos).Filename)+": "+d.Message)
+	}
+	want := "demo.go: no generated code for DemoForm (there is no demo_elicit.go): run go generate"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("Stale: %q, want %q", got, want)
+	}
+}

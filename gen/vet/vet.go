@@ -72,18 +72,25 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		return f.Doc, true
 	}
-	forms, diags := gen.Build(src, nil)
-	diags = append(diags, gen.Check(forms)...)
-	if len(diags) == 0 {
-		read := pass.ReadFile
-		if read == nil {
-			read = os.ReadFile
-		}
-		diags = gen.Stale(src, read)
+	read := pass.ReadFile
+	if read == nil {
+		read = os.ReadFile
 	}
-	gen.SortDiagnostics(pass.Fset, diags)
-	for _, d := range diags {
+	for _, d := range diagnose(src, read) {
 		pass.Reportf(d.Pos, "%s", d.Message)
 	}
 	return nil, nil
+}
+
+// diagnose is everything the analyzer reports on a package, sorted: the
+// forms' problems, or else their generated code's staleness. The go vet
+// driver's fallback (see Main) reports the same.
+func diagnose(src *gen.Source, read func(string) ([]byte, error)) []gen.Diagnostic {
+	forms, diags := gen.Build(src, nil)
+	diags = append(diags, gen.Check(forms)...)
+	if len(diags) == 0 {
+		diags = gen.Stale(src, read)
+	}
+	gen.SortDiagnostics(src.Fset, diags)
+	return diags
 }
