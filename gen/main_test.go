@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -333,5 +334,24 @@ type DeployForm struct {
 	cmd.Dir = app
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("go vet of the generated code: %v\n%s", err, out)
+	}
+}
+
+// TestFormatDiagnosticsPaths: file names as go vet prints them, relative
+// to the directory when that is shorter, "../" included.
+func TestFormatDiagnosticsPaths(t *testing.T) {
+	dir := filepath.Join(string(filepath.Separator), "work", "mod", "cmd")
+	got := formatDiagnostics(dir, []positioned{
+		{pos: token.Position{Filename: filepath.Join(dir, "app", "a.go"), Line: 3, Column: 2}, msg: "in"},
+		{pos: token.Position{Filename: filepath.Join(dir, "..", "lib", "b.go"), Line: 1, Column: 1}, msg: "beside"},
+		{pos: token.Position{Filename: filepath.Join(string(filepath.Separator), "x.go"), Line: 1, Column: 1}, msg: "far"},
+	})
+	want := []string{ // sorted by the full file name
+		filepath.Join("app", "a.go") + ":3:2: in",
+		filepath.Join("..", "lib", "b.go") + ":1:1: beside",
+		filepath.Join(string(filepath.Separator), "x.go") + ":1:1: far",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
