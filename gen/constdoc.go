@@ -5,23 +5,25 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"sort"
 )
 
 // ConstDoc is the comment of one constant's declaration, as the lines of
 // its doc comment and its line comment (each with its "//" or "/*"): what
-// an enum member's title is made of. The vet analyzer passes it from the
-// package that declares an enum to the packages whose forms use it, as an
-// analysis fact, so go vet's cache keys the dependent package's result on
-// it (see gen/vet).
+// an enum member's title is made of. The vet analyzer passes the ConstDocs
+// of an enum type from the package that declares it to the packages whose
+// forms use it, as an analysis fact, so go vet's cache keys the dependent
+// package's result on them (see gen/vet).
 type ConstDoc struct {
+	Name         string
 	Doc, Comment []string
 }
 
-// ConstDocs returns the ConstDoc of every exported constant of src's
-// package that could be an enum member another package's form uses: a
-// string constant of a defined type.
-func ConstDocs(src *Source) map[*types.Const]ConstDoc {
-	out := map[*types.Const]ConstDoc{}
+// EnumDocs returns, for every defined type of src's package that has
+// exported string constants (an enum another package's form could use),
+// the ConstDoc of each of those constants, in name order.
+func EnumDocs(src *Source) map[*types.TypeName][]ConstDoc {
+	out := map[*types.TypeName][]ConstDoc{}
 	for _, f := range src.Files {
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
@@ -35,13 +37,17 @@ func ConstDocs(src *Source) map[*types.Const]ConstDoc {
 					if !ok || !c.Exported() || c.Val().Kind() != constant.String {
 						continue
 					}
-					if _, named := types.Unalias(c.Type()).(*types.Named); !named {
+					named, ok := types.Unalias(c.Type()).(*types.Named)
+					if !ok || named.Obj().Pkg() != src.Pkg {
 						continue
 					}
-					out[c] = ConstDoc{Doc: commentLines(vs.Doc), Comment: commentLines(vs.Comment)}
+					out[named.Obj()] = append(out[named.Obj()], ConstDoc{Name: c.Name(), Doc: commentLines(vs.Doc), Comment: commentLines(vs.Comment)})
 				}
 			}
 		}
+	}
+	for _, docs := range out {
+		sort.Slice(docs, func(i, j int) bool { return docs[i].Name < docs[j].Name })
 	}
 	return out
 }

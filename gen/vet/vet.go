@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"go/types"
 	"os"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
@@ -39,22 +40,30 @@ var Analyzer = &analysis.Analyzer{
 	URL:              "https://pkg.go.dev/github.com/go-elicit/elicit/gen/vet",
 	RunDespiteErrors: true,
 	Run:              run,
-	FactTypes:        []analysis.Fact{new(constDocFact)},
+	FactTypes:        []analysis.Fact{new(enumFact)},
 }
 
-// constDocFact is the comment of an exported string constant of a defined
-// type: the title it gives an enum member. Every package exports one per
-// such constant and forms of other packages read their enum titles from
-// it. Because the facts of a package's dependencies are part of the key
-// under which go vet caches the package's result, editing only the title
-// of another package's enum constant re-runs the analysis of the forms
-// that use it, and their staleness is reported on a warm cache.
-type constDocFact struct{ Doc gen.ConstDoc }
+// enumFact holds the comments (the titles) of the exported constants of
+// an enum type, exported by the package that declares the type. Forms of
+// other packages read their enum titles from it. Because the facts of a
+// package's dependencies are part of the key under which go vet caches
+// the package's result, editing only the title of another package's enum
+// constant re-runs the analysis of the forms that use it, and their
+// staleness is reported on a warm cache.
+type enumFact struct{ Members []gen.ConstDoc }
 
-func (*constDocFact) AFact() {}
+func (*enumFact) AFact() {}
 
-func (f *constDocFact) String() string {
-	return fmt.Sprintf("constDoc(%q, %q)", f.Doc.Doc, f.Doc.Comment)
+func (f *enumFact) String() string {
+	var b strings.Builder
+	b.WriteString("enum(")
+	for i, m := range f.Members {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %q %q", m.Name, m.Doc, m.Comment)
+	}
+	return b.String() + ")"
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -62,15 +71,21 @@ func run(pass *analysis.Pass) (any, error) {
 		return nil, nil
 	}
 	src := &gen.Source{Fset: pass.Fset, Files: pass.Files, Pkg: pass.Pkg, Info: pass.TypesInfo}
-	for c, doc := range gen.ConstDocs(src) {
-		pass.ExportObjectFact(c, &constDocFact{doc})
+	for typ, members := range gen.EnumDocs(src) {
+		pass.ExportObjectFact(typ, &enumFact{members})
 	}
 	src.ConstDoc = func(c *types.Const) (gen.ConstDoc, bool) {
-		var f constDocFact
-		if !pass.ImportObjectFact(c, &f) {
+		named, ok := types.Unalias(c.Type()).(*types.Named)
+		var f enumFact
+		if !ok || !pass.ImportObjectFact(named.Obj(), &f) {
 			return gen.ConstDoc{}, false
 		}
-		return f.Doc, true
+		for _, m := range f.Members {
+			if m.Name == c.Name() {
+				return m, true
+			}
+		}
+		return gen.ConstDoc{}, false
 	}
 	read := pass.ReadFile
 	if read == nil {

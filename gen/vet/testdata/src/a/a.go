@@ -2,15 +2,12 @@ package a
 
 import "time"
 
-type Family string
+// Family is an enum: its constants' comments go, as a fact, to the forms
+// of other packages that use it.
+type Family string // want Family:`enum\(IPv4 \[\] \["// IPv4 unicast"\], IPv6 \[\] \["// IPv6 unicast"\]\)`
 
-// Each constant carries its comments, as a fact, to the forms of other
-// packages that use Family (the "want" lines are doc comments, which the
-// line comments override as titles).
 const (
-	// want +1 IPv4:`constDoc\(\[.*\], \["// IPv4 unicast"\]\)`
 	IPv4 Family = "ipv4-unicast" // IPv4 unicast
-	// want +1 IPv6:`constDoc\(\[.*\], \["// IPv6 unicast"\]\)`
 	IPv6 Family = "ipv6-unicast" // IPv6 unicast
 )
 

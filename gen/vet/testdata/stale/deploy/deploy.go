@@ -3,14 +3,11 @@
 package deploy
 
 // Environment is where to deploy.
-type Environment string
+type Environment string // want Environment:"enum"
 
 const (
-	// want +1 Staging:"constDoc"
-	Staging Environment = "staging" // Staging environment
-	// want +1 Canary:"constDoc"
-	Canary Environment = "canary" // Canary
-	// want +1 Production:"constDoc"
+	Staging    Environment = "staging"    // Staging environment
+	Canary     Environment = "canary"     // Canary
 	Production Environment = "production" // Production environment
 )
 
