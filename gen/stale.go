@@ -145,7 +145,7 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 // generated file. Most packages have no form: a look at the comments
 // spares them the model.
 func neverGenerated(src *Source) []Diagnostic {
-	if !mentions(src.Files, FormDirective) {
+	if !CommentsMention(src.Files, FormDirective) {
 		return nil
 	}
 	marked, ds := Build(src, nil)
@@ -163,12 +163,13 @@ func neverGenerated(src *Source) []Diagnostic {
 // FormDirective is the comment that marks a form.
 const FormDirective = "//" + DirectivePrefix + ":" + DirectiveForm
 
-// mentions reports whether a comment of files begins with text.
-func mentions(files []*ast.File, text string) bool {
+// CommentsMention reports whether a comment of files contains text: a
+// look that spares packages without forms the model.
+func CommentsMention(files []*ast.File, text string) bool {
 	for _, f := range files {
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
-				if strings.HasPrefix(c.Text, text) {
+				if strings.Contains(c.Text, text) {
 					return true
 				}
 			}

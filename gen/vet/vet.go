@@ -101,6 +101,11 @@ func run(pass *analysis.Pass) (any, error) {
 // forms' problems, or else their generated code's staleness. The go vet
 // driver's fallback (see Main) reports the same.
 func diagnose(src *gen.Source, read func(string) ([]byte, error)) []gen.Diagnostic {
+	if !gen.CommentsMention(src.Files, gen.DirectivePrefix) {
+		// No directive, no generated file: go vet runs the analyzer on
+		// every dependency (for its facts), and most have nothing here.
+		return nil
+	}
 	forms, diags := gen.Build(src, nil)
 	diags = append(diags, gen.Check(forms)...)
 	if len(diags) == 0 {
