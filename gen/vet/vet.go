@@ -16,6 +16,11 @@
 // a doc comment or a tag edited since the last go generate (a changed
 // constant value already fails to compile, at its guard).
 //
+// The titles of an enum declared in another package come from an analysis
+// fact that package's pass exports (enumFact), so that go vet, which keys
+// its cache of a package's result on its dependencies' facts, re-runs the
+// forms' package when only such a title changes.
+//
 // Types selected only with elicitgen's -type flag are not checked against
 // the subset here, as the analyzer knows forms by their directive; their
 // generated code is still checked for being up to date.
