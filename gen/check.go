@@ -281,12 +281,13 @@ func formatNumber(n json.Number) string {
 	return string(n)
 }
 
-// SortDiagnostics orders diagnostics by position, then message, so every
-// driver (elicitgen, elicitvet) lists them the same way.
-func SortDiagnostics(ds []Diagnostic) {
+// SortDiagnostics orders diagnostics by file name, line and column, then
+// message, so every driver (elicitgen, elicitvet) lists them the same way
+// whatever order the files were loaded in.
+func SortDiagnostics(fset *token.FileSet, ds []Diagnostic) {
 	sort.SliceStable(ds, func(i, j int) bool {
 		if ds[i].Pos != ds[j].Pos {
-			return ds[i].Pos < ds[j].Pos
+			return sourceLess(fset, ds[i].Pos, ds[j].Pos)
 		}
 		return ds[i].Message < ds[j].Message
 	})

@@ -106,17 +106,25 @@ func emitHeader(f *jen.File, pkg *types.Package, forms []*Form) {
 	}
 	if guards := enumGuards(pkg, forms); len(guards) > 0 {
 		f.Line()
-		f.Comment("An enum constant's value changed after generation: run go generate. A line here stops")
-		f.Comment("compiling (duplicate key false) when its constant no longer has the value the schema")
-		f.Comment("and the decoder below offer. The function is never called.")
+		f.Comment("An enum constant's value changed after generation: run go generate. A map literal here")
+		f.Comment("stops compiling when its constant no longer has the value the schema and the decoder")
+		f.Comment("below offer: two of its keys are then equal, and the compiler prints the duplicate key,")
+		f.Comment(`"<constant> is no longer <value>: run go generate ...". The function is never called.`)
 		f.Func().Id("_").Params().Block(guards...)
 	}
 }
 
 // enumGuards pins the value of every enum constant the forms use, once
 // each, in the order the forms use them. A map literal with constant keys
-// rejects duplicates, so false: 0 next to Const == "value" compiles only
-// while the comparison is true.
+// rejects duplicates, and the compiler prints the duplicate, so each
+// guard's keys carry the advice. For the constant C generated with value
+// v, with "\x00" the least string after another:
+//
+//	P + min(C+"\x00", v) == P + C + "\x00"  exactly when C < v
+//	Q + min(v+"\x00", C) == Q + v + "\x00"  exactly when v < C
+//
+// so the four keys are distinct exactly while C == v (P and Q differ in
+// their last byte, so keys of different pairs never meet).
 func enumGuards(pkg *types.Package, forms []*Form) []jen.Code {
 	var out []jen.Code
 	seen := map[string]bool{}
@@ -135,13 +143,21 @@ func enumGuards(pkg *types.Package, forms []*Form) []jen.Code {
 					continue
 				}
 				seen[key] = true
-				c := jen.Id(m.Const)
+				name := m.Const
+				c := func() *jen.Statement { return jen.Id(m.Const) }
 				if cpkg != pkg {
-					c = jen.Qual(cpkg.Path(), m.Const)
+					name = cpkg.Name() + "." + m.Const
+					c = func() *jen.Statement { return jen.Qual(cpkg.Path(), m.Const) }
 				}
-				out = append(out, jen.Id("_").Op("=").Map(jen.Bool()).Int().Values(
-					jen.False().Op(":").Lit(0),
-					c.Op("==").Lit(m.Value).Op(":").Lit(1),
+				advice := fmt.Sprintf("%s is no longer %q: run go generate ", name, m.Value)
+				p, q := jen.Lit(advice+"<"), jen.Lit(advice+">")
+				str := func() *jen.Statement { return jen.String().Call(c()) }
+				out = append(out, jen.Id("_").Op("=").Map(jen.String()).Int().Values(
+					jen.Line().Add(p).Op("+").Min(str().Op("+").Lit("\x00"), jen.Lit(m.Value)).Op(":").Lit(0),
+					jen.Line().Add(p).Op("+").Add(str()).Op("+").Lit("\x00").Op(":").Lit(0),
+					jen.Line().Add(q).Op("+").Min(jen.Lit(m.Value+"\x00"), str()).Op(":").Lit(0),
+					jen.Line().Add(q).Op("+").Lit(m.Value+"\x00").Op(":").Lit(0),
+					jen.Line(),
 				))
 			}
 		}
@@ -261,7 +277,12 @@ func (e *emitter) emit() {
 
 // guards pins the field names and types of the form and its embedded
 // structs: a changed struct no longer converts, and the build fails here.
+// The struct the form once was gets an alias whose name says what to do,
+// and the compiler prints that name, not the whole struct type:
+//
+//	cannot convert elicit_PeerForm_changed_run_go_generate{} (...) to type PeerForm
 func (e *emitter) guards() {
+	used := map[string]bool{}
 	for _, named := range e.form.Guards {
 		st := named.Underlying().(*types.Struct)
 		var fields []jen.Code
@@ -286,8 +307,18 @@ func (e *emitter) guards() {
 		if !nok {
 			continue
 		}
+		base := "elicit_" + e.form.Name
+		if named.Obj() != e.form.Obj {
+			base += "_" + named.Obj().Name()
+		}
+		alias := base + "_changed_run_go_generate"
+		for n := 2; used[alias]; n++ {
+			alias = fmt.Sprintf("%s_%d_changed_run_go_generate", base, n)
+		}
+		used[alias] = true
 		e.file.Comment(fmt.Sprintf("This conversion stops compiling when the fields of %s change: run go generate.", named.Obj().Name()))
-		e.file.Var().Id("_").Op("=").Add(name).Call(jen.Struct(fields...).Values())
+		e.file.Type().Id(alias).Op("=").Struct(fields...)
+		e.file.Var().Id("_").Op("=").Add(name).Call(jen.Id(alias).Values())
 	}
 }
 

@@ -67,7 +67,7 @@ func Load(dir string, patterns []string, tags string) ([]*Package, error) {
 				// the package before its first generation); the stubs
 				// and this run's output stand in for it.
 				continue
-			case e.Kind == packages.TypeError && missingFormMethod(e.Msg):
+			case e.Kind == packages.TypeError && MissingFormMethod(e.Msg):
 				continue
 			}
 			msgs = append(msgs, e.Error())
@@ -93,11 +93,12 @@ func Load(dir string, patterns []string, tags string) ([]*Package, error) {
 	return out, nil
 }
 
-// missingFormMethod reports a type error that only says a form lacks the
-// methods this run is about to generate: code calling runtime.Elicit[T]
-// before the first go generate, or on a form just added. The form structs
-// themselves still type-check, which is all the model needs.
-func missingFormMethod(msg string) bool {
+// MissingFormMethod reports a type error that only says a form lacks the
+// methods elicitgen generates: code calling runtime.Elicit[T] before the
+// first go generate, or on a form just added. The form structs themselves
+// still type-check, which is all the model needs, so Load lets these
+// errors pass, and so does elicitvet (see gen/vet).
+func MissingFormMethod(msg string) bool {
 	return strings.Contains(msg, "(missing method ElicitForm)") || strings.Contains(msg, "(missing method ElicitDecode)")
 }
 
@@ -111,7 +112,7 @@ func onlyIn(msg, dir string, files map[string]bool) bool {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if missingFormMethod(line) {
+		if MissingFormMethod(line) {
 			found = true
 			continue
 		}

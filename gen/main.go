@@ -198,8 +198,9 @@ type positioned struct {
 	msg string
 }
 
-// formatDiagnostics renders diagnostics compiler-style, with file names
-// relative to dir when they are inside it, sorted by file, line, column.
+// formatDiagnostics renders diagnostics compiler-style, sorted by file,
+// line, column, with file names as go vet prints them: relative to dir
+// (the current directory) when that is shorter.
 func formatDiagnostics(dir string, ds []positioned) []string {
 	sort.SliceStable(ds, func(i, j int) bool {
 		a, b := ds[i].pos, ds[j].pos
@@ -224,7 +225,7 @@ func formatDiagnostics(dir string, ds []positioned) []string {
 			continue
 		}
 		name := d.pos.Filename
-		if rel, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel, err := filepath.Rel(dir, name); err == nil && len(rel) < len(name) {
 			name = rel
 		}
 		line := fmt.Sprintf("%s:%d:%d: %s", name, d.pos.Line, d.pos.Column, d.msg)

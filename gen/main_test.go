@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,7 +275,7 @@ func TestStaleGeneratedCode(t *testing.T) {
 	}
 	write(strings.Replace(mainForm, "Name string", "Name []byte", 1))
 	out, err = goCmd("build", ".")
-	if err == nil || !strings.Contains(out, "demo_elicit.go") || !strings.Contains(out, "cannot convert") {
+	if err == nil || !strings.Contains(out, "demo_elicit.go") || !strings.Contains(out, "cannot convert elicit_DemoForm_changed_run_go_generate{}") {
 		t.Errorf("changed type: err %v\n%s", err, out)
 	}
 }
@@ -323,7 +324,7 @@ type DeployForm struct {
 	}
 	for _, want := range []string{
 		`"oneOf":[{"const":"staging","title":"Staging environment"},{"const":"production","title":"Production environment"}]`,
-		`_ = map[bool]int{false: 0, deploy.Staging == "staging": 1}`,
+		`"deploy.Staging is no longer \"staging\": run go generate <" + min(string(deploy.Staging)+"\x00", "staging"): 0,`,
 	} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("generated code lacks %s:\n%s", want, src)
@@ -333,5 +334,24 @@ type DeployForm struct {
 	cmd.Dir = app
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("go vet of the generated code: %v\n%s", err, out)
+	}
+}
+
+// TestFormatDiagnosticsPaths: file names as go vet prints them, relative
+// to the directory when that is shorter, "../" included.
+func TestFormatDiagnosticsPaths(t *testing.T) {
+	dir := filepath.Join(string(filepath.Separator), "work", "mod", "cmd")
+	got := formatDiagnostics(dir, []positioned{
+		{pos: token.Position{Filename: filepath.Join(dir, "app", "a.go"), Line: 3, Column: 2}, msg: "in"},
+		{pos: token.Position{Filename: filepath.Join(dir, "..", "lib", "b.go"), Line: 1, Column: 1}, msg: "beside"},
+		{pos: token.Position{Filename: filepath.Join(string(filepath.Separator), "x.go"), Line: 1, Column: 1}, msg: "far"},
+	})
+	want := []string{ // sorted by the full file name
+		filepath.Join("app", "a.go") + ":3:2: in",
+		filepath.Join("..", "lib", "b.go") + ":1:1: beside",
+		filepath.Join(string(filepath.Separator), "x.go") + ":1:1: far",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -172,6 +172,10 @@ type Source struct {
 	Files []*ast.File
 	Pkg   *types.Package
 	Info  *types.Info
+	// ConstDoc, when set, gives the comments of another package's
+	// constant (elicitvet takes them from analysis facts); otherwise
+	// Build parses the file the constant's position names.
+	ConstDoc func(*types.Const) (ConstDoc, bool)
 }
 
 // Build finds the forms in src and builds their model. With typeNames it
@@ -217,7 +221,8 @@ func Build(src *Source, typeNames []string) ([]*Form, []Diagnostic) {
 			b.errorf(token.NoPos, "-type %s: no such type in package %s", n, src.Pkg.Name())
 		}
 	}
-	sort.Slice(forms, func(i, j int) bool { return forms[i].Pos < forms[j].Pos })
+	// By name, not position: see order.go.
+	sort.Slice(forms, func(i, j int) bool { return forms[i].Name < forms[j].Name })
 	return forms, b.diags
 }
 
@@ -245,6 +250,11 @@ type builder struct {
 func (b *builder) constSpec(c *types.Const) *ast.ValueSpec {
 	if c.Pkg() == b.src.Pkg {
 		return b.constSpecs[c.Pos()]
+	}
+	if b.src.ConstDoc != nil {
+		if d, ok := b.src.ConstDoc(c); ok {
+			return d.spec()
+		}
 	}
 	name := b.src.Fset.Position(c.Pos()).Filename
 	if !filepath.IsAbs(name) {
@@ -737,7 +747,7 @@ func (b *builder) enumOf(named *types.Named, usePos token.Pos) *Enum {
 	if len(consts) == 0 {
 		return nil
 	}
-	sort.SliceStable(consts, func(i, j int) bool { return consts[i].Pos() < consts[j].Pos() })
+	sort.SliceStable(consts, func(i, j int) bool { return sourceLess(b.src.Fset, consts[i].Pos(), consts[j].Pos()) })
 	e := &Enum{Type: named}
 	seen := map[string]bool{}
 	for _, c := range consts {

@@ -76,7 +76,8 @@ func TestEmitPartsImports(t *testing.T) {
 		case formsPerPart + 1:
 			extra = "\tH *htmltemplate.Template `json:\"-\"`\n"
 		}
-		fmt.Fprintf(&src, "\n//elicit:form\ntype F%dForm struct {\n\tAt time.Time `json:\"at\"`\n%s}\n", i, extra)
+		// Zero-padded: forms are emitted in name order.
+		fmt.Fprintf(&src, "\n//elicit:form\ntype F%02dForm struct {\n\tAt time.Time `json:\"at\"`\n%s}\n", i, extra)
 	}
 	dir := scratchPackage(t, map[string]string{"imp.go": src.String()})
 	out := emitAllWays(t, dir, n)

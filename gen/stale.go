@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,9 +22,10 @@ import (
 //
 // A file's forms are the types its ElicitForm methods belong to, so files
 // written with -type and -output are regenerated as they were. A form
-// marked //elicit:form that no file holds is reported too, unless the
-// package has no generated file at all (it was never generated; code that
-// uses the form does not compile yet, which says enough). Test files are
+// marked //elicit:form that no file holds is reported too, also when the
+// package has no generated file at all: code that calls Elicit[T] with it
+// does not compile, and elicitvet shows this report, and the form's own
+// problems, instead of the compiler's "missing method". Test files are
 // left out, as elicitgen leaves them out. When the package has problems of
 // its own, Stale reports nothing: Build and Check report those.
 func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic {
@@ -35,7 +37,9 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 	}
 	var files []*generated
 	var diags []Diagnostic
-	base := &Source{Fset: src.Fset, Pkg: src.Pkg, Info: src.Info}
+	generatedAny := false
+	base := *src
+	base.Files = nil
 	for _, f := range src.Files {
 		tf := src.Fset.File(f.FileStart)
 		if tf == nil || strings.HasSuffix(tf.Name(), "_test.go") {
@@ -45,6 +49,7 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 		if !writtenByElicitgen(f) {
 			continue
 		}
+		generatedAny = true
 		b, err := read(tf.Name())
 		if err != nil {
 			diags = append(diags, Diagnostic{f.Package, fmt.Sprintf("cannot read generated file %s: %v", filepath.Base(tf.Name()), err)})
@@ -52,10 +57,16 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 		}
 		files = append(files, &generated{name: tf.Name(), pos: f.Package, src: b, forms: formsIn(b)})
 	}
+	if !generatedAny {
+		return neverGenerated(&base)
+	}
 	if len(files) == 0 {
 		return diags
 	}
-	marked, ds := Build(base, nil)
+	// In file name order, not the order the files were loaded in: the
+	// home of unheld forms must not change from run to run.
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	marked, ds := Build(&base, nil)
 	if len(ds) > 0 {
 		return diags
 	}
@@ -84,7 +95,7 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 		if len(g.forms) == 0 {
 			continue
 		}
-		forms, ds := Build(base, g.forms)
+		forms, ds := Build(&base, g.forms)
 		if len(ds) > 0 {
 			continue // a form the file holds is gone: the file no longer compiles
 		}
@@ -128,6 +139,43 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 		}
 	}
 	return diags
+}
+
+// neverGenerated reports every form marked in a package that has no
+// generated file. Most packages have no form: a look at the comments
+// spares them the model.
+func neverGenerated(src *Source) []Diagnostic {
+	if !CommentsMention(src.Files, FormDirective) {
+		return nil
+	}
+	marked, ds := Build(src, nil)
+	if len(ds) > 0 {
+		return nil
+	}
+	var diags []Diagnostic
+	file := strings.ToLower(src.Pkg.Name()) + "_elicit.go"
+	for _, form := range marked {
+		diags = append(diags, Diagnostic{form.Pos, fmt.Sprintf("no generated code for %s (there is no %s): run go generate", form.Name, file)})
+	}
+	return diags
+}
+
+// FormDirective is the comment that marks a form.
+const FormDirective = "//" + DirectivePrefix + ":" + DirectiveForm
+
+// CommentsMention reports whether a comment of files contains text: a
+// look that spares packages without forms the model.
+func CommentsMention(files []*ast.File, text string) bool {
+	for _, f := range files {
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if strings.Contains(c.Text, text) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func staleMessage(form, why string) string {

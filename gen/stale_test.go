@@ -124,7 +124,43 @@ func TestEnumGuardFailsBuild(t *testing.T) {
 	if err == nil {
 		t.Fatal("the package still builds after an enum constant changed its value")
 	}
-	if !strings.Contains(out, "deploy_elicit.go") || !strings.Contains(out, "duplicate key false") {
-		t.Errorf("build error does not point at the guard:\n%s", out)
+	// The compiler prints the duplicate key, which says what to do.
+	if !strings.Contains(out, "deploy_elicit.go") || !strings.Contains(out, `duplicate key "Staging is no longer \"staging\": run go generate`) {
+		t.Errorf("build error does not point at the guard, or does not say to run go generate:\n%s", out)
+	}
+	// A value that sorts after the old one trips the other pair of keys.
+	if err := os.WriteFile(file, []byte(strings.Replace(staleSource, `"staging"`, `"testing"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = build()
+	if err == nil || !strings.Contains(out, "deploy_elicit.go") || !strings.Contains(out, "run go generate") {
+		t.Errorf("value after the old one: err %v\n%s", err, out)
+	}
+	// A field whose type changed: the conversion guard names its alias.
+	if err := os.WriteFile(file, []byte(strings.Replace(staleSource, "Reason string", "Reason []byte", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = build()
+	if err == nil || !strings.Contains(out, "cannot convert elicit_DeployForm_changed_run_go_generate{}") || strings.Contains(out, "struct{") {
+		t.Errorf("changed field type: err %v\n%s", err, out)
+	}
+}
+
+// TestStaleNeverGenerated: a package with a form and no generated file at
+// all gets a report at the form.
+func TestStaleNeverGenerated(t *testing.T) {
+	dir := scratchPackage(t, map[string]string{"demo.go": mainForm, "other.go": "package demo\n\n// Plain is no form.\ntype Plain struct{}\n"})
+	pkgs, err := Load(dir, []string{"."}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := pkgs[0].Source
+	var got []string
+	for _, d := range Stale(src, os.ReadFile) {
+		got = append(got, filepath.Base(src.Fset.Position(d.Pos).Filename)+": "+d.Message)
+	}
+	want := "demo.go: no generated code for DemoForm (there is no demo_elicit.go): run go generate"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("Stale: %q, want %q", got, want)
 	}
 }

@@ -1,25 +1,27 @@
-// Elicitvet runs elicitgen's schema checks as a go vet tool, so problems
-// in //elicit:form structs show up in go vet and in gopls as you type,
-// before go generate runs:
-//
-//	go install github.com/go-elicit/elicit/cmd/elicitvet
-//	go vet -vettool=$(which elicitvet) ./...
-//
-// It reports on the field itself every problem elicitgen would report.
-// It also regenerates each file elicitgen wrote, in memory and with
-// elicitgen's own code, and reports at the form when the committed file
-// differs, for edits go build does not catch (a new enum constant, a new
-// title or doc comment, a changed tag):
-//
-//	peer.go:12:6: generated code for PeerForm is out of date (its schema in bgp_elicit.go differs): run go generate
-//
-// Run "elicitvet help" for the analyzer's flags.
 package main
 
 import (
-	"golang.org/x/tools/go/analysis/singlechecker"
+	_ "embed"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
 
 	"github.com/go-elicit/elicit/gen/vet"
 )
 
-func main() { singlechecker.Main(vet.Analyzer) }
+// docSource is this command's package doc, which is its manual.
+//
+//go:embed doc.go
+var docSource string
+
+func main() { vet.Main(manual()) }
+
+// manual renders the package doc as text.
+func manual() string {
+	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", docSource, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil || f.Doc == nil {
+		return "see: go doc github.com/go-elicit/elicit/cmd/elicitvet\n"
+	}
+	var p comment.Parser
+	return string((&comment.Printer{TextPrefix: "", TextWidth: 76}).Text(p.Parse(f.Doc.Text())))
+}

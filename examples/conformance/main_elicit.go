@@ -11,85 +11,173 @@ const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
-	formimpl.CheckFingerprint((*UserInfoForm)(nil), "UserInfoForm", 0xef5a00b8322f0595)
+	formimpl.CheckFingerprint((*ColorForm)(nil), "ColorForm", 0x3f5d34bfbd92f5eb)
+	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xccea2804f7e939f5)
 	formimpl.CheckFingerprint((*DefaultsForm)(nil), "DefaultsForm", 0xefaf85bda42a8e03)
 	formimpl.CheckFingerprint((*EnumsForm)(nil), "EnumsForm", 0x6afcc63141e99b35)
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x92dbfe34a34f581b)
-	formimpl.CheckFingerprint((*ColorForm)(nil), "ColorForm", 0x3f5d34bfbd92f5eb)
-	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xccea2804f7e939f5)
+	formimpl.CheckFingerprint((*UserInfoForm)(nil), "UserInfoForm", 0xef5a00b8322f0595)
 }
 
-// An enum constant's value changed after generation: run go generate. A line here stops
-// compiling (duplicate key false) when its constant no longer has the value the schema
-// and the decoder below offer. The function is never called.
+// An enum constant's value changed after generation: run go generate. A map literal here
+// stops compiling when its constant no longer has the value the schema and the decoder
+// below offer: two of its keys are then equal, and the compiler prints the duplicate key,
+// "<constant> is no longer <value>: run go generate ...". The function is never called.
 func _() {
-	_ = map[bool]int{false: 0, Option1 == "option1": 1}
-	_ = map[bool]int{false: 0, Option2 == "option2": 1}
-	_ = map[bool]int{false: 0, Option3 == "option3": 1}
-	_ = map[bool]int{false: 0, Value1 == "value1": 1}
-	_ = map[bool]int{false: 0, Value2 == "value2": 1}
-	_ = map[bool]int{false: 0, Value3 == "value3": 1}
-	_ = map[bool]int{false: 0, Choice1 == "value1": 1}
-	_ = map[bool]int{false: 0, Choice2 == "value2": 1}
-	_ = map[bool]int{false: 0, Choice3 == "value3": 1}
+	_ = map[string]int{
+		"Option1 is no longer \"option1\": run go generate <" + min(string(Option1)+"\x00", "option1"): 0,
+		"Option1 is no longer \"option1\": run go generate <" + string(Option1) + "\x00":               0,
+		"Option1 is no longer \"option1\": run go generate >" + min("option1\x00", string(Option1)):    0,
+		"Option1 is no longer \"option1\": run go generate >" + "option1\x00":                          0,
+	}
+	_ = map[string]int{
+		"Option2 is no longer \"option2\": run go generate <" + min(string(Option2)+"\x00", "option2"): 0,
+		"Option2 is no longer \"option2\": run go generate <" + string(Option2) + "\x00":               0,
+		"Option2 is no longer \"option2\": run go generate >" + min("option2\x00", string(Option2)):    0,
+		"Option2 is no longer \"option2\": run go generate >" + "option2\x00":                          0,
+	}
+	_ = map[string]int{
+		"Option3 is no longer \"option3\": run go generate <" + min(string(Option3)+"\x00", "option3"): 0,
+		"Option3 is no longer \"option3\": run go generate <" + string(Option3) + "\x00":               0,
+		"Option3 is no longer \"option3\": run go generate >" + min("option3\x00", string(Option3)):    0,
+		"Option3 is no longer \"option3\": run go generate >" + "option3\x00":                          0,
+	}
+	_ = map[string]int{
+		"Value1 is no longer \"value1\": run go generate <" + min(string(Value1)+"\x00", "value1"): 0,
+		"Value1 is no longer \"value1\": run go generate <" + string(Value1) + "\x00":              0,
+		"Value1 is no longer \"value1\": run go generate >" + min("value1\x00", string(Value1)):    0,
+		"Value1 is no longer \"value1\": run go generate >" + "value1\x00":                         0,
+	}
+	_ = map[string]int{
+		"Value2 is no longer \"value2\": run go generate <" + min(string(Value2)+"\x00", "value2"): 0,
+		"Value2 is no longer \"value2\": run go generate <" + string(Value2) + "\x00":              0,
+		"Value2 is no longer \"value2\": run go generate >" + min("value2\x00", string(Value2)):    0,
+		"Value2 is no longer \"value2\": run go generate >" + "value2\x00":                         0,
+	}
+	_ = map[string]int{
+		"Value3 is no longer \"value3\": run go generate <" + min(string(Value3)+"\x00", "value3"): 0,
+		"Value3 is no longer \"value3\": run go generate <" + string(Value3) + "\x00":              0,
+		"Value3 is no longer \"value3\": run go generate >" + min("value3\x00", string(Value3)):    0,
+		"Value3 is no longer \"value3\": run go generate >" + "value3\x00":                         0,
+	}
+	_ = map[string]int{
+		"Choice1 is no longer \"value1\": run go generate <" + min(string(Choice1)+"\x00", "value1"): 0,
+		"Choice1 is no longer \"value1\": run go generate <" + string(Choice1) + "\x00":              0,
+		"Choice1 is no longer \"value1\": run go generate >" + min("value1\x00", string(Choice1)):    0,
+		"Choice1 is no longer \"value1\": run go generate >" + "value1\x00":                          0,
+	}
+	_ = map[string]int{
+		"Choice2 is no longer \"value2\": run go generate <" + min(string(Choice2)+"\x00", "value2"): 0,
+		"Choice2 is no longer \"value2\": run go generate <" + string(Choice2) + "\x00":              0,
+		"Choice2 is no longer \"value2\": run go generate >" + min("value2\x00", string(Choice2)):    0,
+		"Choice2 is no longer \"value2\": run go generate >" + "value2\x00":                          0,
+	}
+	_ = map[string]int{
+		"Choice3 is no longer \"value3\": run go generate <" + min(string(Choice3)+"\x00", "value3"): 0,
+		"Choice3 is no longer \"value3\": run go generate <" + string(Choice3) + "\x00":              0,
+		"Choice3 is no longer \"value3\": run go generate >" + min("value3\x00", string(Choice3)):    0,
+		"Choice3 is no longer \"value3\": run go generate >" + "value3\x00":                          0,
+	}
 }
 
-// This conversion stops compiling when the fields of UserInfoForm change: run go generate.
-var _ = UserInfoForm(struct {
-	Username string
-	Email    string
-}{})
+// This conversion stops compiling when the fields of ColorForm change: run go generate.
+type elicit_ColorForm_changed_run_go_generate = struct {
+	Color string
+}
 
-// The requestedSchema of UserInfoForm, the same for every protocol version that can carry it.
-const userInfoFormSchema2025_06_18 = `{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`
+var _ = ColorForm(elicit_ColorForm_changed_run_go_generate{})
 
-var userInfoFormDescriptor = &formimpl.Descriptor{
-	Name: "UserInfoForm",
-	Key:  "user_info_form",
+// The requestedSchema of ColorForm, the same for every protocol version that can carry it.
+const colorFormSchema2025_06_18 = `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`
+
+var colorFormDescriptor = &formimpl.Descriptor{
+	Name: "ColorForm",
+	Key:  "color_form",
 	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(userInfoFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(userInfoFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(userInfoFormSchema2025_06_18)},
+		{Version: "2025-06-18", Schema: []byte(colorFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(colorFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(colorFormSchema2025_06_18)},
 	},
 }
 
-// ElicitForm describes the UserInfoForm form: its schema for each protocol version.
-func (*UserInfoForm) ElicitForm() *formimpl.Descriptor {
-	return userInfoFormDescriptor
+// ElicitForm describes the ColorForm form: its schema for each protocol version.
+func (*ColorForm) ElicitForm() *formimpl.Descriptor {
+	return colorFormDescriptor
 }
 
-// ElicitDecode decodes and validates the content of an accepted UserInfoForm answer into f.
+// ElicitDecode decodes and validates the content of an accepted ColorForm answer into f.
 // Every problem is reported at once, in a *formimpl.ContentError.
-func (f *UserInfoForm) ElicitDecode(content []byte) error {
+func (f *ColorForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)
 	for d.Next() {
 		switch string(d.Key()) {
-		case "username":
-			if v, ok := d.StringField(0, "username", -1, -1, "", false); ok {
-				f.Username = v
-			}
-		case "email":
-			if v, ok := d.StringField(1, "email", -1, -1, "", false); ok {
-				f.Email = v
+		case "color":
+			if v, ok := d.StringField(0, "color", -1, -1, "", false); ok {
+				f.Color = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	d.Require(0, "username")
-	d.Require(1, "email")
+	d.Require(0, "color")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
+type elicit_ConfirmForm_changed_run_go_generate = struct {
+	OK bool
+}
+
+var _ = ConfirmForm(elicit_ConfirmForm_changed_run_go_generate{})
+
+// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
+
+var confirmFormDescriptor = &formimpl.Descriptor{
+	Name: "ConfirmForm",
+	Key:  "confirm_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
+	},
+}
+
+// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
+func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
+	return confirmFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *ConfirmForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "ok":
+			if v, ok := d.BoolField(0, "ok", false); ok {
+				f.OK = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "ok")
 	return d.Err()
 }
 
 // This conversion stops compiling when the fields of DefaultsForm change: run go generate.
-var _ = DefaultsForm(struct {
+type elicit_DefaultsForm_changed_run_go_generate = struct {
 	Name     string
 	Age      int
 	Score    float64
 	Status   string
 	Verified bool
-}{})
+}
+
+var _ = DefaultsForm(elicit_DefaultsForm_changed_run_go_generate{})
 
 // The requestedSchema of DefaultsForm, per protocol version.
 const (
@@ -173,12 +261,14 @@ func (f *DefaultsForm) ElicitDecode(content []byte) error {
 }
 
 // This conversion stops compiling when the fields of EnumsForm change: run go generate.
-var _ = EnumsForm(struct {
+type elicit_EnumsForm_changed_run_go_generate = struct {
 	UntitledSingle Option
 	TitledSingle   TitledOption
 	UntitledMulti  []Option
 	TitledMulti    []TitledChoice
-}{})
+}
+
+var _ = EnumsForm(elicit_EnumsForm_changed_run_go_generate{})
 
 // The requestedSchema of EnumsForm, the same for every protocol version that can carry it.
 const enumsFormSchema2025_11_25 = `{"type":"object","properties":{"untitledSingle":{"type":"string","description":"Select one option","enum":["option1","option2","option3"]},"titledSingle":{"type":"string","description":"Select one option with titles","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},"untitledMulti":{"type":"array","description":"Select multiple options","minItems":1,"maxItems":3,"items":{"type":"string","enum":["option1","option2","option3"]}},"titledMulti":{"type":"array","description":"Select multiple options with titles","minItems":1,"maxItems":3,"items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`
@@ -289,9 +379,11 @@ func (f *EnumsForm) ElicitDecode(content []byte) error {
 }
 
 // This conversion stops compiling when the fields of NameForm change: run go generate.
-var _ = NameForm(struct {
+type elicit_NameForm_changed_run_go_generate = struct {
 	Name string
-}{})
+}
+
+var _ = NameForm(elicit_NameForm_changed_run_go_generate{})
 
 // The requestedSchema of NameForm, the same for every protocol version that can carry it.
 const nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
@@ -330,86 +422,52 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 	return d.Err()
 }
 
-// This conversion stops compiling when the fields of ColorForm change: run go generate.
-var _ = ColorForm(struct {
-	Color string
-}{})
+// This conversion stops compiling when the fields of UserInfoForm change: run go generate.
+type elicit_UserInfoForm_changed_run_go_generate = struct {
+	Username string
+	Email    string
+}
 
-// The requestedSchema of ColorForm, the same for every protocol version that can carry it.
-const colorFormSchema2025_06_18 = `{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}`
+var _ = UserInfoForm(elicit_UserInfoForm_changed_run_go_generate{})
 
-var colorFormDescriptor = &formimpl.Descriptor{
-	Name: "ColorForm",
-	Key:  "color_form",
+// The requestedSchema of UserInfoForm, the same for every protocol version that can carry it.
+const userInfoFormSchema2025_06_18 = `{"type":"object","properties":{"username":{"type":"string","description":"User's response"},"email":{"type":"string","description":"User's email address"}},"required":["username","email"]}`
+
+var userInfoFormDescriptor = &formimpl.Descriptor{
+	Name: "UserInfoForm",
+	Key:  "user_info_form",
 	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(colorFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(colorFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(colorFormSchema2025_06_18)},
+		{Version: "2025-06-18", Schema: []byte(userInfoFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(userInfoFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(userInfoFormSchema2025_06_18)},
 	},
 }
 
-// ElicitForm describes the ColorForm form: its schema for each protocol version.
-func (*ColorForm) ElicitForm() *formimpl.Descriptor {
-	return colorFormDescriptor
+// ElicitForm describes the UserInfoForm form: its schema for each protocol version.
+func (*UserInfoForm) ElicitForm() *formimpl.Descriptor {
+	return userInfoFormDescriptor
 }
 
-// ElicitDecode decodes and validates the content of an accepted ColorForm answer into f.
+// ElicitDecode decodes and validates the content of an accepted UserInfoForm answer into f.
 // Every problem is reported at once, in a *formimpl.ContentError.
-func (f *ColorForm) ElicitDecode(content []byte) error {
+func (f *UserInfoForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)
 	for d.Next() {
 		switch string(d.Key()) {
-		case "color":
-			if v, ok := d.StringField(0, "color", -1, -1, "", false); ok {
-				f.Color = v
+		case "username":
+			if v, ok := d.StringField(0, "username", -1, -1, "", false); ok {
+				f.Username = v
+			}
+		case "email":
+			if v, ok := d.StringField(1, "email", -1, -1, "", false); ok {
+				f.Email = v
 			}
 		default:
 			d.Unknown()
 		}
 	}
-	d.Require(0, "color")
-	return d.Err()
-}
-
-// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
-var _ = ConfirmForm(struct {
-	OK bool
-}{})
-
-// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
-const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`
-
-var confirmFormDescriptor = &formimpl.Descriptor{
-	Name: "ConfirmForm",
-	Key:  "confirm_form",
-	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
-	},
-}
-
-// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
-func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
-	return confirmFormDescriptor
-}
-
-// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
-func (f *ConfirmForm) ElicitDecode(content []byte) error {
-	var d formimpl.Decoder
-	d.Reset(content)
-	for d.Next() {
-		switch string(d.Key()) {
-		case "ok":
-			if v, ok := d.BoolField(0, "ok", false); ok {
-				f.OK = v
-			}
-		default:
-			d.Unknown()
-		}
-	}
-	d.Require(0, "ok")
+	d.Require(0, "username")
+	d.Require(1, "email")
 	return d.Err()
 }

@@ -12,23 +12,41 @@ const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
 	formimpl.CheckFingerprint((*CommandForm)(nil), "CommandForm", 0x844350100515d0b7)
-	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0x5288d39811b208)
 	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xdfc5c955743efd3e)
+	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0x5288d39811b208)
 }
 
-// An enum constant's value changed after generation: run go generate. A line here stops
-// compiling (duplicate key false) when its constant no longer has the value the schema
-// and the decoder below offer. The function is never called.
+// An enum constant's value changed after generation: run go generate. A map literal here
+// stops compiling when its constant no longer has the value the schema and the decoder
+// below offer: two of its keys are then equal, and the compiler prints the duplicate key,
+// "<constant> is no longer <value>: run go generate ...". The function is never called.
 func _() {
-	_ = map[bool]int{false: 0, IPv4Unicast == "ipv4-unicast": 1}
-	_ = map[bool]int{false: 0, IPv6Unicast == "ipv6-unicast": 1}
-	_ = map[bool]int{false: 0, L2VPNEVPN == "l2vpn-evpn": 1}
+	_ = map[string]int{
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate <" + min(string(IPv4Unicast)+"\x00", "ipv4-unicast"): 0,
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate <" + string(IPv4Unicast) + "\x00":                    0,
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate >" + min("ipv4-unicast\x00", string(IPv4Unicast)):    0,
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate >" + "ipv4-unicast\x00":                              0,
+	}
+	_ = map[string]int{
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate <" + min(string(IPv6Unicast)+"\x00", "ipv6-unicast"): 0,
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate <" + string(IPv6Unicast) + "\x00":                    0,
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + min("ipv6-unicast\x00", string(IPv6Unicast)):    0,
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + "ipv6-unicast\x00":                              0,
+	}
+	_ = map[string]int{
+		"L2VPNEVPN is no longer \"l2vpn-evpn\": run go generate <" + min(string(L2VPNEVPN)+"\x00", "l2vpn-evpn"): 0,
+		"L2VPNEVPN is no longer \"l2vpn-evpn\": run go generate <" + string(L2VPNEVPN) + "\x00":                  0,
+		"L2VPNEVPN is no longer \"l2vpn-evpn\": run go generate >" + min("l2vpn-evpn\x00", string(L2VPNEVPN)):    0,
+		"L2VPNEVPN is no longer \"l2vpn-evpn\": run go generate >" + "l2vpn-evpn\x00":                            0,
+	}
 }
 
 // This conversion stops compiling when the fields of CommandForm change: run go generate.
-var _ = CommandForm(struct {
+type elicit_CommandForm_changed_run_go_generate = struct {
 	Command string
-}{})
+}
+
+var _ = CommandForm(elicit_CommandForm_changed_run_go_generate{})
 
 // The requestedSchema of CommandForm, the same for every protocol version that can carry it.
 const commandFormSchema2025_06_18 = `{"type":"object","properties":{"command":{"type":"string","title":"Command","description":"The ze command to run, e.g. \"show bgp peer list\" or \"show version\".","minLength":1,"maxLength":200}},"required":["command"]}`
@@ -67,15 +85,61 @@ func (f *CommandForm) ElicitDecode(content []byte) error {
 	return d.Err()
 }
 
+// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
+type elicit_ConfirmForm_changed_run_go_generate = struct {
+	Confirm bool
+}
+
+var _ = ConfirmForm(elicit_ConfirmForm_changed_run_go_generate{})
+
+// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Add this peer","description":"Add the peer now?"}},"required":["confirm"]}`
+
+var confirmFormDescriptor = &formimpl.Descriptor{
+	Name: "ConfirmForm",
+	Key:  "confirm_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
+	},
+}
+
+// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
+func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
+	return confirmFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *ConfirmForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "confirm":
+			if v, ok := d.BoolField(0, "confirm", false); ok {
+				f.Confirm = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "confirm")
+	return d.Err()
+}
+
 // This conversion stops compiling when the fields of PeerForm change: run go generate.
-var _ = PeerForm(struct {
+type elicit_PeerForm_changed_run_go_generate = struct {
 	Address string
 	ASN     int64
 	Family  Family
 	Extra   []Family
 	Contact string
 	Passive bool
-}{})
+}
+
+var _ = PeerForm(elicit_PeerForm_changed_run_go_generate{})
 
 // The requestedSchema of PeerForm, the same for every protocol version that can carry it.
 const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}],"default":"ipv4-unicast"},"extra":{"type":"array","title":"Additional families","description":"More address families to negotiate.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}]}},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn"]}`
@@ -172,47 +236,5 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 	if d.Seen(0) {
 		d.ValidateVar("address", f.Address, "ip")
 	}
-	return d.Err()
-}
-
-// This conversion stops compiling when the fields of ConfirmForm change: run go generate.
-var _ = ConfirmForm(struct {
-	Confirm bool
-}{})
-
-// The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
-const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Add this peer","description":"Add the peer now?"}},"required":["confirm"]}`
-
-var confirmFormDescriptor = &formimpl.Descriptor{
-	Name: "ConfirmForm",
-	Key:  "confirm_form",
-	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(confirmFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(confirmFormSchema2025_06_18)},
-	},
-}
-
-// ElicitForm describes the ConfirmForm form: its schema for each protocol version.
-func (*ConfirmForm) ElicitForm() *formimpl.Descriptor {
-	return confirmFormDescriptor
-}
-
-// ElicitDecode decodes and validates the content of an accepted ConfirmForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
-func (f *ConfirmForm) ElicitDecode(content []byte) error {
-	var d formimpl.Decoder
-	d.Reset(content)
-	for d.Next() {
-		switch string(d.Key()) {
-		case "confirm":
-			if v, ok := d.BoolField(0, "confirm", false); ok {
-				f.Confirm = v
-			}
-		default:
-			d.Unknown()
-		}
-	}
-	d.Require(0, "confirm")
 	return d.Err()
 }

@@ -15,10 +15,12 @@ func init() {
 }
 
 // This conversion stops compiling when the fields of AskForm change: run go generate.
-var _ = AskForm(struct {
+type elicit_AskForm_changed_run_go_generate = struct {
 	Name  string
 	Count int64
-}{})
+}
+
+var _ = AskForm(elicit_AskForm_changed_run_go_generate{})
 
 // The requestedSchema of AskForm, the same for every protocol version that can carry it.
 const askFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`

@@ -14,21 +14,34 @@ func init() {
 	formimpl.CheckFingerprint((*BookingForm)(nil), "BookingForm", 0x59f9f17bfdcebb5e)
 }
 
-// An enum constant's value changed after generation: run go generate. A line here stops
-// compiling (duplicate key false) when its constant no longer has the value the schema
-// and the decoder below offer. The function is never called.
+// An enum constant's value changed after generation: run go generate. A map literal here
+// stops compiling when its constant no longer has the value the schema and the decoder
+// below offer: two of its keys are then equal, and the compiler prints the duplicate key,
+// "<constant> is no longer <value>: run go generate ...". The function is never called.
 func _() {
-	_ = map[bool]int{false: 0, Economy == "economy": 1}
-	_ = map[bool]int{false: 0, Business == "business": 1}
+	_ = map[string]int{
+		"Economy is no longer \"economy\": run go generate <" + min(string(Economy)+"\x00", "economy"): 0,
+		"Economy is no longer \"economy\": run go generate <" + string(Economy) + "\x00":               0,
+		"Economy is no longer \"economy\": run go generate >" + min("economy\x00", string(Economy)):    0,
+		"Economy is no longer \"economy\": run go generate >" + "economy\x00":                          0,
+	}
+	_ = map[string]int{
+		"Business is no longer \"business\": run go generate <" + min(string(Business)+"\x00", "business"): 0,
+		"Business is no longer \"business\": run go generate <" + string(Business) + "\x00":                0,
+		"Business is no longer \"business\": run go generate >" + min("business\x00", string(Business)):    0,
+		"Business is no longer \"business\": run go generate >" + "business\x00":                           0,
+	}
 }
 
 // This conversion stops compiling when the fields of BookingForm change: run go generate.
-var _ = BookingForm(struct {
+type elicit_BookingForm_changed_run_go_generate = struct {
 	Name   string
 	Seats  int64
 	Class  Class
 	Window bool
-}{})
+}
+
+var _ = BookingForm(elicit_BookingForm_changed_run_go_generate{})
 
 // The requestedSchema of BookingForm, per protocol version.
 const (

@@ -15,21 +15,39 @@ func init() {
 	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0x7176133b9d2eea8e)
 }
 
-// An enum constant's value changed after generation: run go generate. A line here stops
-// compiling (duplicate key false) when its constant no longer has the value the schema
-// and the decoder below offer. The function is never called.
+// An enum constant's value changed after generation: run go generate. A map literal here
+// stops compiling when its constant no longer has the value the schema and the decoder
+// below offer: two of its keys are then equal, and the compiler prints the duplicate key,
+// "<constant> is no longer <value>: run go generate ...". The function is never called.
 func _() {
-	_ = map[bool]int{false: 0, Indoor == "indoor": 1}
-	_ = map[bool]int{false: 0, Outdoor == "outdoor": 1}
-	_ = map[bool]int{false: 0, Bar == "bar": 1}
+	_ = map[string]int{
+		"Indoor is no longer \"indoor\": run go generate <" + min(string(Indoor)+"\x00", "indoor"): 0,
+		"Indoor is no longer \"indoor\": run go generate <" + string(Indoor) + "\x00":              0,
+		"Indoor is no longer \"indoor\": run go generate >" + min("indoor\x00", string(Indoor)):    0,
+		"Indoor is no longer \"indoor\": run go generate >" + "indoor\x00":                         0,
+	}
+	_ = map[string]int{
+		"Outdoor is no longer \"outdoor\": run go generate <" + min(string(Outdoor)+"\x00", "outdoor"): 0,
+		"Outdoor is no longer \"outdoor\": run go generate <" + string(Outdoor) + "\x00":               0,
+		"Outdoor is no longer \"outdoor\": run go generate >" + min("outdoor\x00", string(Outdoor)):    0,
+		"Outdoor is no longer \"outdoor\": run go generate >" + "outdoor\x00":                          0,
+	}
+	_ = map[string]int{
+		"Bar is no longer \"bar\": run go generate <" + min(string(Bar)+"\x00", "bar"): 0,
+		"Bar is no longer \"bar\": run go generate <" + string(Bar) + "\x00":           0,
+		"Bar is no longer \"bar\": run go generate >" + min("bar\x00", string(Bar)):    0,
+		"Bar is no longer \"bar\": run go generate >" + "bar\x00":                      0,
+	}
 }
 
 // This conversion stops compiling when the fields of BookingForm change: run go generate.
-var _ = BookingForm(struct {
+type elicit_BookingForm_changed_run_go_generate = struct {
 	Name    string
 	Guests  int
 	Seating Seating
-}{})
+}
+
+var _ = BookingForm(elicit_BookingForm_changed_run_go_generate{})
 
 // The requestedSchema of BookingForm, per protocol version.
 const (
@@ -93,9 +111,11 @@ func (f *BookingForm) ElicitDecode(content []byte) error {
 }
 
 // This conversion stops compiling when the fields of ConfirmForm change: run go generate.
-var _ = ConfirmForm(struct {
+type elicit_ConfirmForm_changed_run_go_generate = struct {
 	Confirm bool
-}{})
+}
+
+var _ = ConfirmForm(elicit_ConfirmForm_changed_run_go_generate{})
 
 // The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
 const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Book this table","description":"Book the table now?"}},"required":["confirm"]}`

@@ -14,22 +14,35 @@ func init() {
 	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0xfaaf8c010ccbd67a)
 }
 
-// An enum constant's value changed after generation: run go generate. A line here stops
-// compiling (duplicate key false) when its constant no longer has the value the schema
-// and the decoder below offer. The function is never called.
+// An enum constant's value changed after generation: run go generate. A map literal here
+// stops compiling when its constant no longer has the value the schema and the decoder
+// below offer: two of its keys are then equal, and the compiler prints the duplicate key,
+// "<constant> is no longer <value>: run go generate ...". The function is never called.
 func _() {
-	_ = map[bool]int{false: 0, IPv4 == "ipv4-unicast": 1}
-	_ = map[bool]int{false: 0, IPv6 == "ipv6-unicast": 1}
+	_ = map[string]int{
+		"IPv4 is no longer \"ipv4-unicast\": run go generate <" + min(string(IPv4)+"\x00", "ipv4-unicast"): 0,
+		"IPv4 is no longer \"ipv4-unicast\": run go generate <" + string(IPv4) + "\x00":                    0,
+		"IPv4 is no longer \"ipv4-unicast\": run go generate >" + min("ipv4-unicast\x00", string(IPv4)):    0,
+		"IPv4 is no longer \"ipv4-unicast\": run go generate >" + "ipv4-unicast\x00":                       0,
+	}
+	_ = map[string]int{
+		"IPv6 is no longer \"ipv6-unicast\": run go generate <" + min(string(IPv6)+"\x00", "ipv6-unicast"): 0,
+		"IPv6 is no longer \"ipv6-unicast\": run go generate <" + string(IPv6) + "\x00":                    0,
+		"IPv6 is no longer \"ipv6-unicast\": run go generate >" + min("ipv6-unicast\x00", string(IPv6)):    0,
+		"IPv6 is no longer \"ipv6-unicast\": run go generate >" + "ipv6-unicast\x00":                       0,
+	}
 }
 
 // This conversion stops compiling when the fields of PeerForm change: run go generate.
-var _ = PeerForm(struct {
+type elicit_PeerForm_changed_run_go_generate = struct {
 	Address string
 	ASN     int64
 	Family  Family
 	Extra   []Family
 	Passive bool
-}{})
+}
+
+var _ = PeerForm(elicit_PeerForm_changed_run_go_generate{})
 
 // The requestedSchema of PeerForm, the same for every protocol version that can carry it.
 const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]},"extra":{"type":"array","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}},"passive":{"type":"boolean","default":false}},"required":["address","asn","family"]}`

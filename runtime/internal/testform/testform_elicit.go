@@ -11,66 +11,37 @@ const _ = formimpl.EnforceVersion(1 - formimpl.Version)
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
-	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
 	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
 	formimpl.CheckFingerprint((*FamiliesForm)(nil), "FamiliesForm", 0x873ee18d213ba2ff)
+	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
 }
 
-// An enum constant's value changed after generation: run go generate. A line here stops
-// compiling (duplicate key false) when its constant no longer has the value the schema
-// and the decoder below offer. The function is never called.
+// An enum constant's value changed after generation: run go generate. A map literal here
+// stops compiling when its constant no longer has the value the schema and the decoder
+// below offer: two of its keys are then equal, and the compiler prints the duplicate key,
+// "<constant> is no longer <value>: run go generate ...". The function is never called.
 func _() {
-	_ = map[bool]int{false: 0, IPv4Unicast == "ipv4-unicast": 1}
-	_ = map[bool]int{false: 0, IPv6Unicast == "ipv6-unicast": 1}
-}
-
-// This conversion stops compiling when the fields of NameForm change: run go generate.
-var _ = NameForm(struct {
-	Name string
-}{})
-
-// The requestedSchema of NameForm, the same for every protocol version that can carry it.
-const nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":40}},"required":["name"]}`
-
-var nameFormDescriptor = &formimpl.Descriptor{
-	Name: "NameForm",
-	Key:  "name_form",
-	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Schema: []byte(nameFormSchema2025_06_18)},
-		{Version: "2025-11-25", Schema: []byte(nameFormSchema2025_06_18)},
-		{Version: "2026-07-28", Schema: []byte(nameFormSchema2025_06_18)},
-	},
-}
-
-// ElicitForm describes the NameForm form: its schema for each protocol version.
-func (*NameForm) ElicitForm() *formimpl.Descriptor {
-	return nameFormDescriptor
-}
-
-// ElicitDecode decodes and validates the content of an accepted NameForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
-func (f *NameForm) ElicitDecode(content []byte) error {
-	var d formimpl.Decoder
-	d.Reset(content)
-	for d.Next() {
-		switch string(d.Key()) {
-		case "name":
-			if v, ok := d.StringField(0, "name", 1, 40, "", false); ok {
-				f.Name = v
-			}
-		default:
-			d.Unknown()
-		}
+	_ = map[string]int{
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate <" + min(string(IPv4Unicast)+"\x00", "ipv4-unicast"): 0,
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate <" + string(IPv4Unicast) + "\x00":                    0,
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate >" + min("ipv4-unicast\x00", string(IPv4Unicast)):    0,
+		"IPv4Unicast is no longer \"ipv4-unicast\": run go generate >" + "ipv4-unicast\x00":                              0,
 	}
-	d.Require(0, "name")
-	return d.Err()
+	_ = map[string]int{
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate <" + min(string(IPv6Unicast)+"\x00", "ipv6-unicast"): 0,
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate <" + string(IPv6Unicast) + "\x00":                    0,
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + min("ipv6-unicast\x00", string(IPv6Unicast)):    0,
+		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + "ipv6-unicast\x00":                              0,
+	}
 }
 
 // This conversion stops compiling when the fields of AskForm change: run go generate.
-var _ = AskForm(struct {
+type elicit_AskForm_changed_run_go_generate = struct {
 	Name  string
 	Count int64
-}{})
+}
+
+var _ = AskForm(elicit_AskForm_changed_run_go_generate{})
 
 // The requestedSchema of AskForm, the same for every protocol version that can carry it.
 const askFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
@@ -115,9 +86,11 @@ func (f *AskForm) ElicitDecode(content []byte) error {
 }
 
 // This conversion stops compiling when the fields of FamiliesForm change: run go generate.
-var _ = FamiliesForm(struct {
+type elicit_FamiliesForm_changed_run_go_generate = struct {
 	Families []Family
-}{})
+}
+
+var _ = FamiliesForm(elicit_FamiliesForm_changed_run_go_generate{})
 
 // The requestedSchema of FamiliesForm, the same for every protocol version that can carry it.
 const familiesFormSchema2025_11_25 = `{"type":"object","properties":{"families":{"type":"array","title":"Families","description":"The address families to enable.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}}},"required":["families"]}`
@@ -170,5 +143,49 @@ func (f *FamiliesForm) ElicitDecode(content []byte) error {
 		}
 	}
 	d.Require(0, "families")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of NameForm change: run go generate.
+type elicit_NameForm_changed_run_go_generate = struct {
+	Name string
+}
+
+var _ = NameForm(elicit_NameForm_changed_run_go_generate{})
+
+// The requestedSchema of NameForm, the same for every protocol version that can carry it.
+const nameFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who to greet.","minLength":1,"maxLength":40}},"required":["name"]}`
+
+var nameFormDescriptor = &formimpl.Descriptor{
+	Name: "NameForm",
+	Key:  "name_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(nameFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(nameFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(nameFormSchema2025_06_18)},
+	},
+}
+
+// ElicitForm describes the NameForm form: its schema for each protocol version.
+func (*NameForm) ElicitForm() *formimpl.Descriptor {
+	return nameFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted NameForm answer into f.
+// Every problem is reported at once, in a *formimpl.ContentError.
+func (f *NameForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "name":
+			if v, ok := d.StringField(0, "name", 1, 40, "", false); ok {
+				f.Name = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "name")
 	return d.Err()
 }

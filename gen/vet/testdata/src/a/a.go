@@ -2,7 +2,9 @@ package a
 
 import "time"
 
-type Family string
+// Family is an enum: its constants' comments go, as a fact, to the forms
+// of other packages that use it.
+type Family string // want Family:`enum\(IPv4 \[\] \["// IPv4 unicast"\], IPv6 \[\] \["// IPv6 unicast"\]\)`
 
 const (
 	IPv4 Family = "ipv4-unicast" // IPv4 unicast

@@ -3,7 +3,7 @@
 package deploy
 
 // Environment is where to deploy.
-type Environment string
+type Environment string // want Environment:"enum"
 
 const (
 	Staging    Environment = "staging"    // Staging environment

@@ -15,18 +15,31 @@ func init() {
 	formimpl.CheckFingerprint((*Fresh)(nil), "Fresh", 0x92dbfe34a34f581b)
 }
 
-// An enum constant's value changed after generation: run go generate. A line here stops
-// compiling (duplicate key false) when its constant no longer has the value the schema
-// and the decoder below offer. The function is never called.
+// An enum constant's value changed after generation: run go generate. A map literal here
+// stops compiling when its constant no longer has the value the schema and the decoder
+// below offer: two of its keys are then equal, and the compiler prints the duplicate key,
+// "<constant> is no longer <value>: run go generate ...". The function is never called.
 func _() {
-	_ = map[bool]int{false: 0, Staging == "staging": 1}
-	_ = map[bool]int{false: 0, Production == "production": 1}
+	_ = map[string]int{
+		"Staging is no longer \"staging\": run go generate <" + min(string(Staging)+"\x00", "staging"): 0,
+		"Staging is no longer \"staging\": run go generate <" + string(Staging) + "\x00":               0,
+		"Staging is no longer \"staging\": run go generate >" + min("staging\x00", string(Staging)):    0,
+		"Staging is no longer \"staging\": run go generate >" + "staging\x00":                          0,
+	}
+	_ = map[string]int{
+		"Production is no longer \"production\": run go generate <" + min(string(Production)+"\x00", "production"): 0,
+		"Production is no longer \"production\": run go generate <" + string(Production) + "\x00":                  0,
+		"Production is no longer \"production\": run go generate >" + min("production\x00", string(Production)):    0,
+		"Production is no longer \"production\": run go generate >" + "production\x00":                             0,
+	}
 }
 
 // This conversion stops compiling when the fields of DeployForm change: run go generate.
-var _ = DeployForm(struct {
+type elicit_DeployForm_changed_run_go_generate = struct {
 	Env Environment
-}{})
+}
+
+var _ = DeployForm(elicit_DeployForm_changed_run_go_generate{})
 
 // The requestedSchema of DeployForm, per protocol version.
 const (
@@ -78,9 +91,11 @@ func (f *DeployForm) ElicitDecode(content []byte) error {
 }
 
 // This conversion stops compiling when the fields of Fresh change: run go generate.
-var _ = Fresh(struct {
+type elicit_Fresh_changed_run_go_generate = struct {
 	Name string
-}{})
+}
+
+var _ = Fresh(elicit_Fresh_changed_run_go_generate{})
 
 // The requestedSchema of Fresh, the same for every protocol version that can carry it.
 const freshSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`
