@@ -128,7 +128,8 @@
 // Exit status: 0 on success, 1 when the source has problems or generation
 // fails, 2 for a bad command line.
 //
-// The same checks run in go vet and gopls through elicitvet.
+// The same checks run in go vet through cmd/elicitvet, and in golangci-lint
+// through the module plugin in gen/vet/golangci (gopls cannot load them).
 package main
 
 import (

@@ -36,8 +36,11 @@
 // type fails to compile at a guard whose error says to run go generate,
 // and a changed struct tag fails at init.
 //
-// Editors: gopls does not run third-party analyzers; run elicitvet
-// through go vet.
+// Editors and linters: gopls runs only the analyzers compiled into it, so it
+// cannot show these diagnostics. For an editor, build golangci-lint with the
+// module plugin in package github.com/go-elicit/elicit/gen/vet/golangci,
+// which runs the same analyzer; its documentation shows the two
+// configuration files.
 //
 // Usage:
 //

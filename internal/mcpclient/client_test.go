@@ -164,6 +164,21 @@ func TestElicitHandlerError(t *testing.T) {
 	}
 }
 
+// TestContentNotJSON: content that is not JSON at all cannot be sent (any
+// JSON value can, verbatim: cmd/mcptest's TestReplyVerbatim); the server
+// gets a JSON-RPC error saying why.
+func TestContentNotJSON(t *testing.T) {
+	srv := sdkfixture.Serve(t, sdkfixture.Options{})
+	c := connect(t, srv.URL, mcpclient.Options{
+		Capabilities: mcpclient.Capabilities{Elicitation: &mcpclient.ElicitationCapability{}},
+		OnElicit:     answer(mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":`)}),
+	})
+	res := call(t, c, "greet", "")
+	if !res.IsError || !strings.Contains(lines(res), "elicitation handler returned content that is not valid JSON") {
+		t.Fatalf("got %q isError=%v", lines(res), res.IsError)
+	}
+}
+
 func TestURLElicitation(t *testing.T) {
 	srv := sdkfixture.Serve(t, sdkfixture.Options{})
 	var (

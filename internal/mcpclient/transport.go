@@ -192,8 +192,11 @@ func (c *Client) elicit(ctx context.Context, raw json.RawMessage) (json.RawMessa
 	if res.Action == "" {
 		return nil, errors.New("elicitation handler returned no action")
 	}
-	if len(res.Content) > 0 && !isJSONObject(res.Content) {
-		return nil, errors.New("elicitation handler returned content that is not a JSON object")
+	// Content is sent verbatim, whatever JSON value it is (an object, [],
+	// "x", null...), so tests can see how a server treats content that is
+	// not an object; only bytes that are not JSON at all cannot be sent.
+	if len(res.Content) > 0 && !json.Valid(res.Content) {
+		return nil, errors.New("elicitation handler returned content that is not valid JSON")
 	}
 	if len(res.Meta) > 0 && !isJSONObject(res.Meta) {
 		return nil, errors.New("elicitation handler returned _meta that is not a JSON object")

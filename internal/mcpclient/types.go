@@ -135,7 +135,9 @@ func (p ElicitParams) EffectiveMode() string {
 // to exercise a server's handling of malformed answers.
 type ElicitResult struct {
 	Action string `json:"action"`
-	// Content is the accepted form data, a JSON object, sent verbatim.
+	// Content is the accepted form data, sent verbatim: a JSON object, or
+	// any other JSON value (null, [], "x", 1) to test a server's handling
+	// of malformed answers. Empty means no content member.
 	Content json.RawMessage `json:"content,omitempty"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }

@@ -6,9 +6,10 @@
 //	elicit-accept [{json object}]   queue an accept (with form content, or none)
 //	elicit-decline                  queue a decline
 //	elicit-cancel                   queue a cancel
-//	elicit-reply ACTION [{json}]    queue a reply with any action word and
-//	                                content, verbatim: for testing how a
-//	                                server treats malformed answers
+//	elicit-reply ACTION [json]      queue a reply with any action word and
+//	                                any JSON content (an object, [], "x",
+//	                                null...) or none, verbatim: for testing
+//	                                how a server treats malformed answers
 //	@TOOL [{json object}]           call TOOL with these arguments ({} if none)
 //	wait DURATION                   pause (time.ParseDuration syntax, >= 0)
 //
