@@ -77,7 +77,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 func run(args []string, stdout io.Writer, logf func(string, ...any)) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	tools := fs.String("tools", filepath.Join(".tools", "conformance"), "`dir` where npm ci installed the suite")
-	baselinePath := fs.String("baseline", filepath.Join("internal", "conformance", "baseline.txt"), "expected failures `file`")
+	baselinePath := fs.String("baseline", filepath.Join("internal", "cmd", "conformance", "baseline.txt"), "expected failures `file`")
 	outDir := fs.String("out", filepath.Join(".tools", "conformance", "out"), "`dir` for suite logs and checks (emptied first)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound of one suite run")
 	var only stringList
@@ -113,7 +113,7 @@ func run(args []string, stdout io.Writer, logf func(string, ...any)) int {
 		return 1
 	}
 	bin := filepath.Join(*outDir, "fixture")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./examples/conformance")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./internal/cmd/conformance/fixture")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		logf("building the fixture: %v", err)

@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-elicit/elicit/internal/scenario"
+	"github.com/go-elicit/elicit/internal/testsupport/scenario"
 )
 
 func main() {

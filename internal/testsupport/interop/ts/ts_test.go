@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-elicit/elicit/internal/scenario"
+	"github.com/go-elicit/elicit/internal/testsupport/scenario"
 )
 
 const (
