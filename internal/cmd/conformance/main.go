@@ -2,11 +2,11 @@
 
 // Command conformance runs the official MCP conformance suite
 // (npm @modelcontextprotocol/conformance) against the fixture server in
-// examples/conformance and compares the outcome with a committed baseline.
+// internal/cmd/conformance/fixture and compares the outcome with a committed baseline.
 // "make conformance" installs the suite (package.json and package-lock.json
 // here, npm ci into .tools/conformance) and runs
 //
-//	go run ./internal/conformance
+//	go run ./internal/cmd/conformance
 //
 // It builds the fixture, starts it on a free loopback port, and runs, one
 // after the other, each with a time bound:
@@ -24,7 +24,7 @@
 // Flags:
 //
 //	-tools DIR      where npm ci installed the suite (default .tools/conformance)
-//	-baseline FILE  the expected failures (default internal/conformance/baseline.txt)
+//	-baseline FILE  the expected failures (default internal/cmd/conformance/baseline.txt)
 //	-out DIR        suite logs and checks (default .tools/conformance/out; emptied first)
 //	-timeout D      bound of one suite run (default 2m)
 //	-suite NAME     run only this suite (repeatable; default all)
