@@ -35,65 +35,65 @@ check-generated: generate
 demo:
 	$(GO) generate ./examples/ze
 	$(GO) build -o $(BIN)/ ./examples/ze ./cmd/mcptest
-	$(GO) run ./internal/demo -bin $(BIN) -scripts testdata/demo
+	$(GO) run ./internal/cmd/demo -bin $(BIN) -scripts testdata/demo
 
 # fuzz runs every fuzz target for FUZZTIME (default 10s) each.
 FUZZTIME ?= 10s
 fuzz:
-	FUZZTIME=$(FUZZTIME) bash internal/fuzz/run.sh
+	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz.sh
 
-# bench runs internal/bench: the elicitation round trip, decoding and code
+# bench runs internal/cmd/bench: the elicitation round trip, decoding and code
 # generation side by side with go-sdk, mcp-go and a bare net/http floor (a few
 # minutes on 2 cores). It prints the markdown report and leaves it, with raw
 # benchstat-format output, in .tools/bench, with roundtrip.svg (round trips/s
 # and p50 latency against concurrency). BENCHFLAGS=-quick: a smoke run;
-# BENCHFLAGS='-conc 1,4,16,64 -plot internal/bench/roundtrip.svg': the README's plot.
+# BENCHFLAGS='-conc 1,4,16,64 -plot internal/cmd/bench/roundtrip.svg': the README's plot.
 bench:
-	$(GO) run ./internal/bench $(BENCHFLAGS)
+	$(GO) run ./internal/cmd/bench $(BENCHFLAGS)
 
 # load drives the runtime with 50 sessions × 20 concurrent eliciting calls in
-# both eras (see internal/load) and fails on a lost result, a leak or a hang.
+# both eras (see internal/cmd/load) and fails on a lost result, a leak or a hang.
 .PHONY: load
 load:
-	$(GO) run ./internal/load -sessions 50 -concurrency 20 -rounds 20
+	$(GO) run ./internal/cmd/load -sessions 50 -concurrency 20 -rounds 20
 
 # load-hostile is the same run with the hostile mix of issue 15 beside it
 # (batches, oversized initializes, a session flood, idle connections,
-# unsolicited answers; see internal/load/hostile.go): it fails on a lost
+# unsolicited answers; see internal/cmd/load/hostile.go): it fails on a lost
 # call, any check of the normal run, an idle connection the server did not
 # close, or a peak RSS above 384 MiB (the normal run alone peaks near 230).
 .PHONY: load-hostile
 load-hostile:
-	$(GO) run ./internal/load -sessions 50 -concurrency 20 -rounds 20 -hostile -hostile-rounds 20
+	$(GO) run ./internal/cmd/load -sessions 50 -concurrency 20 -rounds 20 -hostile -hostile-rounds 20
 
 # demo-cluster starts 3 replicas clustered through an embedded NATS server
 # (runtime/natscluster) behind a round-robin proxy without stickiness, on
-# loopback, and drives mcptest through it in both eras (internal/cluster-demo).
+# loopback, and drives mcptest through it in both eras (internal/cmd/cluster-demo).
 .PHONY: demo-cluster
 demo-cluster:
 	$(GO) build -o $(BIN)/ ./cmd/mcptest
-	$(GO) run ./internal/cluster-demo -mcptest $(BIN)/mcptest
+	$(GO) run ./internal/cmd/cluster-demo -mcptest $(BIN)/mcptest
 
 # conformance runs the official MCP conformance suite, 0.1.16 and
-# 0.2.0-alpha.12, against examples/conformance; every failure must be listed,
-# with its reason, in internal/conformance/baseline.txt. Node 22 and both
+# 0.2.0-alpha.12, against internal/cmd/conformance/fixture; every failure must be listed,
+# with its reason, in internal/cmd/conformance/baseline.txt. Node 22 and both
 # suites come from the committed package-lock.json (npm ci into .tools/).
 CONFORMANCE_TOOLS ?= .tools/conformance
 
 conformance: $(CONFORMANCE_TOOLS)/.installed
-	$(GO) run ./internal/conformance -tools $(CONFORMANCE_TOOLS) -out $(CONFORMANCE_TOOLS)/out
+	$(GO) run ./internal/cmd/conformance -tools $(CONFORMANCE_TOOLS) -out $(CONFORMANCE_TOOLS)/out
 
-$(CONFORMANCE_TOOLS)/.installed: internal/conformance/package.json internal/conformance/package-lock.json
+$(CONFORMANCE_TOOLS)/.installed: internal/cmd/conformance/package.json internal/cmd/conformance/package-lock.json
 	@command -v npm >/dev/null || { echo "make conformance needs npm (it installs Node 22 and the suite with npm ci)"; exit 1; }
 	rm -rf $(CONFORMANCE_TOOLS)
 	mkdir -p $(CONFORMANCE_TOOLS)
-	cp internal/conformance/package.json internal/conformance/package-lock.json $(CONFORMANCE_TOOLS)/
+	cp internal/cmd/conformance/package.json internal/cmd/conformance/package-lock.json $(CONFORMANCE_TOOLS)/
 	cd $(CONFORMANCE_TOOLS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # vulncheck runs govulncheck ./... against a pinned snapshot of the Go
 # vulnerability database, taken from the module proxy as the module
-# golang.org/x/vulndb (internal/vulncheck/run.sh says how). It fails when a
+# golang.org/x/vulndb (internal/scripts/vulncheck.sh says how). It fails when a
 # vulnerable symbol is reachable from this module's code. The standard library
 # checked is VULN_GO's: go1.27.3, the patched toolchain the module proxy serves
 # here (this machine's go1.26.8 has ten reachable net/http, crypto/tls,
@@ -104,7 +104,7 @@ VULN_GO        ?= go1.27.3
 GOVULNCHECK    ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
 vulncheck:
-	VULNDB_VERSION=$(VULNDB_VERSION) VULN_GO=$(VULN_GO) GOVULNCHECK=$(GOVULNCHECK) bash internal/vulncheck/run.sh
+	VULNDB_VERSION=$(VULNDB_VERSION) VULN_GO=$(VULN_GO) GOVULNCHECK=$(GOVULNCHECK) bash internal/scripts/vulncheck.sh
 
 # test-patched runs the race-enabled tests again on VULN_GO, the toolchain
 # vulncheck vouches for, so that the release advice (build with it) is tested.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
-	"github.com/go-elicit/elicit/internal/mcpclient/sdkfixture"
+	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
 )
 
 // rawServer answers initialize properly (unless init is set), accepts

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
-	"github.com/go-elicit/elicit/internal/mcpclient/sdkfixture"
+	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
 	"go.uber.org/goleak"
 )
 

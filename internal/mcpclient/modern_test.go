@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
-	"github.com/go-elicit/elicit/internal/mcpclient/sdkfixture"
+	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
 )
 
 func TestModernAgainstSDK(t *testing.T) {

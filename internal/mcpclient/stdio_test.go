@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
-	"github.com/go-elicit/elicit/internal/mcpclient/sdkfixture"
+	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -13,7 +13,7 @@ type NameForm struct {
 }
 
 // AskForm is the two-field form (a string and an integer) the runtime's
-// round-trip benchmarks ask, as internal/bench's flows do.
+// round-trip benchmarks ask, as internal/cmd/bench's flows do.
 //
 //elicit:form
 type AskForm struct {

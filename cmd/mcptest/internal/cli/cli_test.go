@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/go-elicit/elicit/internal/mcpclient/sdkfixture"
+	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
 	"go.uber.org/goleak"
 )
 

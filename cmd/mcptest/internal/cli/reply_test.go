@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-elicit/elicit/internal/mcpclient/sdkfixture"
+	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
 	"github.com/go-elicit/elicit/runtime"
 )
 

@@ -4,8 +4,8 @@
 // (github.com/mark3labs/mcp-go) and a floor of bare net/http, and prints a
 // markdown report. It is what make bench runs:
 //
-//	go run ./internal/bench            # the full run, a few minutes on 2 cores
-//	go run ./internal/bench -quick     # a smoke run of every part, seconds
+//	go run ./internal/cmd/bench            # the full run, a few minutes on 2 cores
+//	go run ./internal/cmd/bench -quick     # a smoke run of every part, seconds
 //
 // # What runs
 //
@@ -43,7 +43,7 @@
 //
 //	-quick         one short round of everything: proves the harness, measures little
 //	-out DIR       where the raw output goes (default MODULE/.tools/bench)
-//	-report FILE   also write the report there (the committed one: -report internal/bench/REPORT.md)
+//	-report FILE   also write the report there (the committed one: -report internal/cmd/bench/REPORT.md)
 //	-rounds N      round-trip rounds (default 15; 1 with -quick)
 //	-window D      length of one round-trip window (default 300ms; 100ms with -quick)
 //	-pending N     elicitations held at once for the memory figures (default 10000; 1000 with -quick)
@@ -206,7 +206,7 @@ type rawFile struct {
 
 func newRawFile(dir, name string, m machine) *rawFile {
 	f := &rawFile{path: filepath.Join(dir, name)}
-	fmt.Fprintf(&f.buf, "goos: %s\ngoarch: %s\npkg: github.com/go-elicit/elicit/internal/bench\ncpu: %s\n", m.goos, m.goarch, m.cpu)
+	fmt.Fprintf(&f.buf, "goos: %s\ngoarch: %s\npkg: github.com/go-elicit/elicit/internal/cmd/bench\ncpu: %s\n", m.goos, m.goarch, m.cpu)
 	return f
 }
 

@@ -64,7 +64,7 @@ func askSchemaMap() (map[string]any, error) {
 // newHandler builds the MCP handler a flow's child process serves.
 func newHandler(f flow) (http.Handler, func(), error) {
 	if askSchema == "" {
-		return nil, nil, errors.New("AskForm has no 2025-11-25 schema: run go generate ./internal/bench")
+		return nil, nil, errors.New("AskForm has no 2025-11-25 schema: run go generate ./internal/cmd/bench")
 	}
 	schema, err := askSchemaMap()
 	if err != nil {

@@ -190,7 +190,7 @@ func (r *report) markdown() string {
 	if r.quick {
 		p("> **-quick smoke run**: one short round; the figures prove the harness, not the speed.\n\n")
 	}
-	p("Produced by `make bench` (`go run ./internal/bench`); raw benchstat-format output in `.tools/bench/`.\n")
+	p("Produced by `make bench` (`go run ./internal/cmd/bench`); raw benchstat-format output in `.tools/bench/`.\n")
 	p("Machine: %s, %d CPUs (GOMAXPROCS %d), %s, %s/%s, Linux %s, %s. Run %s, took %s.\n\n",
 		m.cpu, m.cpus, m.procs, m.mem, m.goos, m.goarch, m.kernel, m.goVersion, r.started.UTC().Format("2006-01-02 15:04 MST"), r.elapsed.Round(time.Second))
 	if m.loadStart != "" {

@@ -7,7 +7,7 @@
 // anywhere: the shared RequestStateKeys open it), prints the transcripts
 // and how many answers crossed replicas, and stops everything.
 //
-//	go run ./internal/cluster-demo -mcptest bin/mcptest
+//	go run ./internal/cmd/cluster-demo -mcptest bin/mcptest
 //
 // -serve keeps the topology up (printing the proxy's URL) until interrupted,
 // for trying other clients against it.

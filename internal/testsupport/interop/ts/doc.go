@@ -2,7 +2,7 @@
 // TypeScript MCP SDK client, @modelcontextprotocol/sdk, pinned to one exact
 // version in package.json and package-lock.json.
 //
-//	go test ./internal/interop/ts
+//	go test ./internal/testsupport/interop/ts
 //
 // The test needs Node.js 18 or newer and npm on PATH and fails, rather than
 // skips, without them. It installs the pinned client with npm ci into

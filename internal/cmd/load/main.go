@@ -31,7 +31,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./internal/load [flags]")
+		fmt.Fprintln(stderr, "usage: go run ./internal/cmd/load [flags]")
 		fs.PrintDefaults()
 	}
 	eraFlag := fs.String("era", "both", "protocol era: legacy, modern or both")

@@ -2,7 +2,7 @@
 // loopback port, drives an accepted and a declined elicitation through it
 // with mcptest --trace, prints the transcripts and stops the server.
 //
-//	go run ./internal/demo -bin bin
+//	go run ./internal/cmd/demo -bin bin
 //
 // -bin names the folder holding the built ze and mcptest binaries.
 package main
@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-elicit/elicit/internal/scenario"
+	"github.com/go-elicit/elicit/internal/testsupport/scenario"
 )
 
 func main() {

@@ -13,12 +13,12 @@ import (
 // testdata/scenarios/*.ci file against a fresh server, once per transport
 // the file names (subtests NAME/http, NAME/stdio).
 func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/scenarios/*.ci")
+	files, err := filepath.Glob("../../../testdata/scenarios/*.ci")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
 	}
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../cmd/mcptest", "../../examples/ze")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../../cmd/mcptest", "../../../examples/ze")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building: %v\n%s", err, out)
 	}

@@ -1,7 +1,7 @@
 // Load drives the elicit runtime with many concurrent eliciting tool calls
 // and checks that nothing is lost, stuck or leaked.
 //
-//	go run ./internal/load [flags]     (make load: the full run)
+//	go run ./internal/cmd/load [flags]     (make load: the full run)
 //
 // It starts a runtime.Server behind a real net/http server on a kernel-chosen
 // 127.0.0.1 port, with one tool, "book", that elicits the generated

@@ -2,11 +2,11 @@
 
 // Command conformance runs the official MCP conformance suite
 // (npm @modelcontextprotocol/conformance) against the fixture server in
-// examples/conformance and compares the outcome with a committed baseline.
+// internal/cmd/conformance/fixture and compares the outcome with a committed baseline.
 // "make conformance" installs the suite (package.json and package-lock.json
 // here, npm ci into .tools/conformance) and runs
 //
-//	go run ./internal/conformance
+//	go run ./internal/cmd/conformance
 //
 // It builds the fixture, starts it on a free loopback port, and runs, one
 // after the other, each with a time bound:
@@ -24,7 +24,7 @@
 // Flags:
 //
 //	-tools DIR      where npm ci installed the suite (default .tools/conformance)
-//	-baseline FILE  the expected failures (default internal/conformance/baseline.txt)
+//	-baseline FILE  the expected failures (default internal/cmd/conformance/baseline.txt)
 //	-out DIR        suite logs and checks (default .tools/conformance/out; emptied first)
 //	-timeout D      bound of one suite run (default 2m)
 //	-suite NAME     run only this suite (repeatable; default all)
@@ -77,7 +77,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 func run(args []string, stdout io.Writer, logf func(string, ...any)) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	tools := fs.String("tools", filepath.Join(".tools", "conformance"), "`dir` where npm ci installed the suite")
-	baselinePath := fs.String("baseline", filepath.Join("internal", "conformance", "baseline.txt"), "expected failures `file`")
+	baselinePath := fs.String("baseline", filepath.Join("internal", "cmd", "conformance", "baseline.txt"), "expected failures `file`")
 	outDir := fs.String("out", filepath.Join(".tools", "conformance", "out"), "`dir` for suite logs and checks (emptied first)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "bound of one suite run")
 	var only stringList
@@ -113,7 +113,7 @@ func run(args []string, stdout io.Writer, logf func(string, ...any)) int {
 		return 1
 	}
 	bin := filepath.Join(*outDir, "fixture")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./examples/conformance")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./internal/cmd/conformance/fixture")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		logf("building the fixture: %v", err)

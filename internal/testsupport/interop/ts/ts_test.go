@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-elicit/elicit/internal/scenario"
+	"github.com/go-elicit/elicit/internal/testsupport/scenario"
 )
 
 const (
@@ -78,7 +78,7 @@ var cases = map[string]want{
 		protocol: "2025-11-25",
 		text:     "added peer 192.0.2.7 AS 65001 families ipv6-unicast,l2vpn-evpn passive contact noc@example.net",
 		asked:    []string{askPeer, askConfirm},
-		required: []string{"address", "asn", "family", "passive"},
+		required: []string{"address", "asn"}, // family and passive have defaults, so they are optional
 	},
 	"add-peer-second-declined": {protocol: "2025-11-25", isError: true, text: "the user declined to answer", asked: []string{askPeer, askConfirm}},
 	"add-peer-bad-content": {

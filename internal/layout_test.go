@@ -1,0 +1,268 @@
+// Package internal_test enforces the module's layout: what ships never
+// depends on a program or on test support, the runtime never depends on the
+// generator, programs live where programs go, and the README's Layout section
+// lists the tree line for line. The import rules are read from `go list
+// -json`, so a new import that breaks one fails here with both ends named.
+package internal_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/go-elicit/elicit"
+
+// shippedInternals are the packages under internal/ that ship: code that
+// cmd/, gen/ or runtime/ compiles in. Adding one is a decision, so it is a
+// line here.
+var shippedInternals = []string{
+	"internal/mcpclient", // the client behind cmd/mcptest
+	"internal/roundtrip", // answer routing state, runtime
+	"internal/subset",    // the schema subset checker, gen and runtime
+}
+
+// testOnly are the folders of test support inside cmd/, gen and runtime:
+// only tests compile them, so no shipped package may depend on them.
+var testOnly = []string{
+	"gen/internal",
+	"runtime/internal/adaptertest",
+	"runtime/internal/testform",
+}
+
+// listedPackage is the part of `go list -json` the rules read.
+type listedPackage struct {
+	ImportPath string
+	Name       string
+	Deps       []string
+	Error      *struct{ Err string }
+}
+
+// rel is an import path relative to the module ("" for the root).
+func rel(importPath string) (string, bool) {
+	if importPath == module {
+		return "", true
+	}
+	r, ok := strings.CutPrefix(importPath, module+"/")
+	return r, ok
+}
+
+// under reports whether the module-relative path p is dir or inside it.
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// hasElement reports whether the slash-separated path p has elem as one of
+// its elements.
+func hasElement(p, elem string) bool {
+	return slices.Contains(strings.Split(p, "/"), elem)
+}
+
+// listModule runs `go list -json` over every package of the module.
+func listModule(t *testing.T) []listedPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Name,Deps,Error", "./...")
+	cmd.Dir = ".." // the module root: this test runs in internal/
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v\n%s", err, stderr.Bytes())
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("reading go list output: %v", err)
+		}
+		if p.Error != nil {
+			t.Fatalf("go list: %s: %s", p.ImportPath, p.Error.Err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("go list ./... listed no package")
+	}
+	return pkgs
+}
+
+// moduleDeps returns the module-relative paths of p's dependencies inside
+// the module, sorted.
+func moduleDeps(p listedPackage) []string {
+	var deps []string
+	for _, d := range p.Deps {
+		if r, ok := rel(d); ok {
+			deps = append(deps, r)
+		}
+	}
+	slices.Sort(deps)
+	return deps
+}
+
+// shippedRoot reports whether the module-relative path p is a package an
+// adopter imports or installs: under cmd/, gen or runtime, outside any
+// internal/ folder.
+func shippedRoot(p string) bool {
+	return (under(p, "cmd") || under(p, "gen") || under(p, "runtime")) && !hasElement(p, "internal")
+}
+
+func TestShippedPackagesDependOnNoProgramAndNoTestSupport(t *testing.T) {
+	roots := 0
+	for _, p := range listModule(t) {
+		r, _ := rel(p.ImportPath)
+		if !shippedRoot(r) {
+			continue
+		}
+		roots++
+		deps := moduleDeps(p)
+		t.Logf("%s ships with: %s", r, strings.Join(deps, " "))
+		for _, d := range deps {
+			switch {
+			case under(d, "internal/cmd"):
+				t.Errorf("%s ships and depends on the program %s: move what it needs out of internal/cmd into a shipped package", r, d)
+			case under(d, "internal/testsupport"):
+				t.Errorf("%s ships and depends on the test support %s: shipped code may not import internal/testsupport; move what it needs into a shipped package", r, d)
+			case slices.ContainsFunc(testOnly, func(dir string) bool { return under(d, dir) }):
+				t.Errorf("%s ships and depends on %s, which only tests may compile: move what it needs into a shipped package", r, d)
+			case under(d, "cmd"), under(d, "gen"), under(d, "runtime"):
+			case slices.Contains(shippedInternals, d):
+			default:
+				t.Errorf("%s ships and depends on %s, which is not a shipped package: add it to shippedInternals in internal/layout_test.go and to the README's Layout if it is meant to ship, or drop the import", r, d)
+			}
+		}
+	}
+	if roots == 0 {
+		t.Fatal("no shipped package found under cmd/, gen or runtime")
+	}
+}
+
+func TestRuntimeDependsOnNoGenerator(t *testing.T) {
+	for _, p := range listModule(t) {
+		r, _ := rel(p.ImportPath)
+		if !under(r, "runtime") {
+			continue
+		}
+		for _, d := range moduleDeps(p) {
+			if under(d, "gen") {
+				t.Errorf("%s depends on %s: the runtime may not depend on the generator (a server would link the code generator); move what both need into runtime or a shipped internal package", r, d)
+			}
+		}
+	}
+}
+
+func TestProgramsLiveInCmdOrExamples(t *testing.T) {
+	for _, p := range listModule(t) {
+		r, _ := rel(p.ImportPath)
+		inProgramDir := under(r, "cmd") || under(r, "internal/cmd") || under(r, "examples")
+		switch {
+		case p.Name == "main" && !inProgramDir:
+			t.Errorf("%s is a program (package main) outside cmd/, internal/cmd/ and examples/: move it to cmd/ if it ships, to internal/cmd/ if it is a developer program", r)
+		case p.Name != "main" && under(r, "internal/cmd"):
+			t.Errorf("%s is a library (package %s) under internal/cmd/, which holds only programs: move it to internal/testsupport/ or to a shipped package", r, p.Name)
+		}
+	}
+}
+
+// readmeLayout returns the first field of every line of the code block in
+// the README's Layout section, and the lines that have no description.
+func readmeLayout(t *testing.T) (dirs, bare []string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	section, inBlock := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "## "):
+			if section && !inBlock {
+				return dirs, bare
+			}
+			section = line == "## Layout"
+		case section && strings.HasPrefix(line, "```"):
+			if inBlock {
+				return dirs, bare
+			}
+			inBlock = true
+		case inBlock:
+			fields := strings.Fields(line)
+			if len(fields) == 0 {
+				continue
+			}
+			dirs = append(dirs, fields[0])
+			if len(fields) == 1 {
+				bare = append(bare, fields[0])
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatal("README.md has no code block under \"## Layout\"")
+	return nil, nil
+}
+
+// treeDirs returns the module's directories that hold a file git tracks or
+// would track (not ignored: so not .tools, bin, node_modules, nor what a
+// running test writes under an ignored folder), as `find . -type d | sort`
+// names them: "." for the root, no "./" prefix; empty ones are left out.
+func treeDirs(t *testing.T) []string {
+	t.Helper()
+	cmd := exec.Command("git", "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("git ls-files: %v (CI needs a git work tree to check the README's Layout)", err)
+		}
+		t.Skipf("git ls-files: %v: the README's Layout is checked in a git work tree only", err)
+	}
+	seen := map[string]bool{".": true}
+	for _, file := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		for dir := path.Dir(file); dir != "." && !seen[dir]; dir = path.Dir(dir) {
+			seen[dir] = true
+		}
+	}
+	dirs := make([]string, 0, len(seen))
+	for dir := range seen {
+		dirs = append(dirs, dir)
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
+func TestReadmeLayoutMatchesTree(t *testing.T) {
+	listed, bare := readmeLayout(t)
+	for _, dir := range bare {
+		t.Errorf("README.md Layout: %s has no description: add one phrase after it", dir)
+	}
+	if !slices.IsSorted(listed) {
+		t.Errorf("README.md Layout: the directories are not in sorted order: list them as find . -type d | sort does")
+	}
+	tree := treeDirs(t)
+	for _, dir := range tree {
+		if !slices.Contains(listed, dir) {
+			t.Errorf("README.md Layout lacks %s: add a line for it with one phrase", dir)
+		}
+	}
+	for _, dir := range listed {
+		if !slices.Contains(tree, dir) {
+			t.Errorf("README.md Layout lists %s, which is not in the tree: remove its line", dir)
+		}
+	}
+}
