@@ -61,7 +61,8 @@ load:
 # (batches, oversized initializes, a session flood, idle connections,
 # unsolicited answers; see internal/cmd/load/hostile.go): it fails on a lost
 # call, any check of the normal run, an idle connection the server did not
-# close, or a peak RSS above 384 MiB (the normal run alone peaks near 230).
+# close, an unsolicited answer that reached a handler,
+# or a peak RSS above 384 MiB (the normal run alone peaks near 230).
 .PHONY: load-hostile
 load-hostile:
 	$(GO) run ./internal/cmd/load -sessions 50 -concurrency 20 -rounds 20 -hostile -hostile-rounds 20

@@ -222,6 +222,9 @@ func (h *hostile) stop(ctx context.Context) {
 	}
 	h.wire.tr.CloseIdleConnections()
 	h.rep.UnsolicitedRan = h.d.srv.unsolicited.Load()
+	if h.rep.UnsolicitedRan != 0 {
+		h.d.viol.add("hostile: %d unsolicited answers reached a handler (inputResponses without a requestState that asked them must be ignored)", h.rep.UnsolicitedRan)
+	}
 	if h.rep.PeakRSS = peakRSS(); h.rep.PeakRSS > h.rep.MaxRSS {
 		h.d.viol.add("peak RSS %s, more than the %s bound of a hostile run", bytesString(h.rep.PeakRSS), bytesString(h.rep.MaxRSS))
 	}
