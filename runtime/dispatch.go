@@ -107,17 +107,6 @@ func (s *Server) legacyNotification(sess *Session, msg *message) {
 	}
 }
 
-// legacyReply routes a client's response to the elicitation waiting on it.
-// Only the session that sent the request can answer it: ids are looked up
-// in that session's own table, so another session's answer never resolves it.
-func (s *Server) legacyReply(sess *Session, msg *message) bool {
-	if sess.deliver(msg) {
-		return true
-	}
-	s.log.Warn("answer for no pending request", "session", sess.id, "id", string(msg.ID))
-	return false
-}
-
 // initializeResult negotiates a legacy session; register says whether the
 // server keeps it by id (HTTP) or the transport holds it (stdio).
 func (s *Server) initializeResult(msg *message, subject string, register bool) (*Session, reply) {
