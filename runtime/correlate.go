@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 )
@@ -19,6 +20,50 @@ import (
 // handler that waits for it by that id, in the session it was sent on
 // (Session.deliver): on this replica, or, in a cluster, through
 // Cluster.Deliver on the replica the id names (routeReply, DeliverAnswer).
+
+// pendingElicit is one elicitation waiting for the client's answer.
+type pendingElicit struct {
+	ch   chan elicitReply // buffered: resolve never blocks
+	once sync.Once
+}
+
+type elicitReply struct {
+	result json.RawMessage
+	rpcErr *RPCError
+	err    error // the session ended
+}
+
+func (p *pendingElicit) resolve(r elicitReply) {
+	p.once.Do(func() { p.ch <- r })
+}
+
+// deliver routes a client's response to the pending elicitation with its id
+// in this session; false when there is none (unknown, answered or expired).
+func (s *Session) deliver(msg *message) bool {
+	var id string
+	if json.Unmarshal(msg.ID, &id) != nil {
+		return false // our ids are strings
+	}
+	s.mu.Lock()
+	p, ok := s.pending[id]
+	delete(s.pending, id)
+	s.mu.Unlock()
+	if ok {
+		p.resolve(elicitReply{result: msg.Result, rpcErr: msg.Error})
+	}
+	return ok
+}
+
+// outcome is what a resolved elicitation returns to ask.
+func (r elicitReply) outcome() (json.RawMessage, error) {
+	switch {
+	case r.err != nil:
+		return nil, r.err
+	case r.rpcErr != nil:
+		return nil, &ClientError{Code: r.rpcErr.Code, Message: r.rpcErr.Message, Data: r.rpcErr.Data}
+	}
+	return r.result, nil
+}
 
 // elicitIDPrefix starts every elicitation request id.
 const elicitIDPrefix = "elicit-"

@@ -7,46 +7,12 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/internal/subset"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
-
-// pendingElicit is one elicitation waiting for the client's answer.
-type pendingElicit struct {
-	ch   chan elicitReply // buffered: resolve never blocks
-	once sync.Once
-}
-
-type elicitReply struct {
-	result json.RawMessage
-	rpcErr *RPCError
-	err    error // the session ended
-}
-
-func (p *pendingElicit) resolve(r elicitReply) {
-	p.once.Do(func() { p.ch <- r })
-}
-
-// deliver routes a client's response to the pending elicitation with its id
-// in this session; false when there is none (unknown, answered or expired).
-func (s *Session) deliver(msg *message) bool {
-	var id string
-	if json.Unmarshal(msg.ID, &id) != nil {
-		return false // our ids are strings
-	}
-	s.mu.Lock()
-	p, ok := s.pending[id]
-	delete(s.pending, id)
-	s.mu.Unlock()
-	if ok {
-		p.resolve(elicitReply{result: msg.Result, rpcErr: msg.Error})
-	}
-	return ok
-}
 
 // SchemaError lists every way a hand-built schema is outside the elicitation
 // subset. errors.Is(err, ErrElicitSchemaInvalid) is true for it.
@@ -450,17 +416,6 @@ func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawM
 	case <-s.stopping():
 		return nil, shutdownError{}
 	}
-}
-
-// outcome is what a resolved elicitation returns to ask.
-func (r elicitReply) outcome() (json.RawMessage, error) {
-	switch {
-	case r.err != nil:
-		return nil, r.err
-	case r.rpcErr != nil:
-		return nil, &ClientError{Code: r.rpcErr.Code, Message: r.rpcErr.Message, Data: r.rpcErr.Data}
-	}
-	return r.result, nil
 }
 
 // cancelRequest tells the client the server gave up on its request (not
