@@ -1,10 +1,8 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -25,32 +23,16 @@ const (
 // offered (405), because every server message here belongs to a call and
 // rides that call's stream.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.originAllowed(r.Header.Get("Origin")) {
-		s.log.Warn("request from a forbidden origin", "origin", r.Header.Get("Origin"))
-		httpError(w, http.StatusForbidden, CodeInvalidRequest, "origin not allowed")
-		return
-	}
-	if !s.hostAllowed(r) {
-		s.log.Warn("request for a foreign host on a loopback listener", "host", r.Host)
-		httpError(w, http.StatusForbidden, CodeInvalidRequest, "host not allowed")
+	if !s.checkOrigin(w, r) {
 		return
 	}
 	if s.shutdown.Load() {
 		httpError(w, http.StatusServiceUnavailable, CodeInternalError, "server is shutting down")
 		return
 	}
-	if s.opts.Authenticate != nil {
-		subject, err := s.opts.Authenticate(r)
-		if err == nil && len(subject) > maxSubjectBytes {
-			// Sessions and requestStates keep the subject: its size must
-			// not be the client's to choose (a raw token as the subject).
-			err = fmt.Errorf("Options.Authenticate returned a subject of %d bytes, more than %d: return a short identifier (a user id or a hash)", len(subject), maxSubjectBytes)
-		}
-		if err != nil {
-			httpError(w, http.StatusUnauthorized, CodeInvalidRequest, "unauthorized: "+err.Error())
-			return
-		}
-		r = r.WithContext(context.WithValue(r.Context(), subjectKey{}, subject))
+	r, ok := s.authenticate(w, r)
+	if !ok {
+		return
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -61,17 +43,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: use POST (GET streams are not offered)")
 	}
-}
-
-// maxSubjectBytes caps a subject from Options.Authenticate.
-const maxSubjectBytes = 1024
-
-// subjectKey carries Options.Authenticate's subject in a request context.
-type subjectKey struct{}
-
-func subjectOf(r *http.Request) string {
-	s, _ := r.Context().Value(subjectKey{}).(string)
-	return s
 }
 
 // httpError answers with an HTTP error status and a JSON-RPC error body

@@ -8,11 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -369,60 +366,4 @@ func (s *Server) endCall() {
 	if s.running == 0 && s.shutdown.Load() {
 		close(s.drained)
 	}
-}
-
-// originAllowed implements the Origin check (DNS rebinding protection).
-func (s *Server) originAllowed(origin string) bool {
-	if origin == "" {
-		return true
-	}
-	for _, o := range s.opts.AllowedOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
-			return true
-		}
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	// The request's own Host is deliberately not trusted: after DNS
-	// rebinding, a hostile page's Origin and Host name the same host.
-	return isLoopbackHost(u.Hostname())
-}
-
-// hostAllowed implements the Host check of a loopback listener: after DNS
-// rebinding a hostile page reaches 127.0.0.1 under its own name.
-func (s *Server) hostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return true
-	}
-	tcp, ok := local.(*net.TCPAddr)
-	if !ok || !tcp.IP.IsLoopback() {
-		return true
-	}
-	host := r.Host
-	for _, h := range s.opts.AllowedHosts {
-		if strings.EqualFold(h, host) {
-			return true
-		}
-	}
-	name := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
-	}
-	for _, h := range s.opts.AllowedHosts {
-		if strings.EqualFold(h, name) {
-			return true
-		}
-	}
-	return isLoopbackHost(strings.Trim(name, "[]"))
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
