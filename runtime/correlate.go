@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
 // The answer path of the session mechanism: the server sends
@@ -126,7 +124,7 @@ func (s *Server) routeReply(ctx context.Context, sess *Session, msg *message, bo
 // forwarded by another replica answers.
 func (p clusterPeer) DeliverAnswer(sessionID string, response []byte) error {
 	var msg message
-	if err := roundtrip.StrictUnmarshal(response, &msg); err != nil || msg.validate() != nil || !msg.isResponse() {
+	if kind, _ := readMessage(response, &msg); kind != responseMessage {
 		return fmt.Errorf("%w: not a JSON-RPC response", ErrClusterNotPending)
 	}
 	sess, ok := p.s.session(sessionID)

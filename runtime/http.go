@@ -129,19 +129,15 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var msg message
-	if err := decodeMessage(body, &msg); err != nil { // body is not reused: msg may hold slices of it
-		e := decodeFailure(err)
-		httpError(w, http.StatusBadRequest, e.Code, e.Message)
-		return
-	}
-	if err := msg.validate(); err != nil {
-		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)))
+	kind, rerr := readMessage(body, &msg) // body is not reused: msg may hold slices of it
+	if rerr != nil {
+		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
 		return
 	}
 	sk := newHTTPSink(w, sseOK, nil)
 	sk.outliveTimeouts(r)
 	if modernHTTP(r, &msg) {
-		if msg.isNotification() {
+		if kind == notificationMessage {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
@@ -171,14 +167,14 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess.touch()
-	switch {
-	case msg.isResponse():
+	switch kind {
+	case responseMessage:
 		if status, text := s.routeReply(r.Context(), sess, &msg, body); status != http.StatusAccepted {
 			httpError(w, status, CodeInvalidRequest, text)
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
-	case msg.isNotification():
+	case notificationMessage:
 		s.legacyNotification(sess, &msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:

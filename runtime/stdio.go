@@ -223,16 +223,10 @@ func (c *stdioConn) handleLine(line []byte) {
 		return
 	}
 	var msg message
-	if err := decodeMessage(line, &msg); err != nil {
-		c.writeError(nil, decodeFailure(err))
-		return
-	}
-	if err := msg.validate(); err != nil {
-		if len(msg.ID) > 0 && !validID(msg.ID) {
-			msg.ID = nil
-		}
-		if msg.Method != "" || len(msg.ID) == 0 { // never answer a response
-			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err))
+	kind, rerr := readMessage(line, &msg)
+	if rerr != nil {
+		if msg.owesErrorReply() {
+			c.writeError(msg.ID, rerr)
 		}
 		return
 	}
@@ -262,15 +256,15 @@ func (c *stdioConn) handleLine(line []byte) {
 		return
 	}
 	if sess == nil {
-		if msg.isRequest() {
+		if kind == requestMessage {
 			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "send initialize first (or 2026-07-28 _meta on every request)"))
 		}
 		return
 	}
-	switch {
-	case msg.isResponse():
+	switch kind {
+	case responseMessage:
 		c.srv.legacyReply(sess, &msg)
-	case msg.isNotification():
+	case notificationMessage:
 		c.srv.legacyNotification(sess, &msg)
 	default:
 		c.goRequest(func(sk sink) reply { return c.srv.legacyRequest(c.ctx, sess, &msg, sk) })
