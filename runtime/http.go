@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -260,12 +259,6 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 	}
 	s.refreshSession(r.Context(), sess)
 	return sess, true
-}
-
-type initializeParams struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ClientInfo      json.RawMessage `json:"clientInfo"`
 }
 
 func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {
