@@ -47,15 +47,15 @@ func TestAuthenticateBindsSessionsAndState(t *testing.T) {
 	// A 2026-07-28 requestState issued to alice does not open for mallory.
 	m := f.newClient()
 	m.next++
-	body := m.expect(m.post(modernBody(m.next, "tools/call", `"name":"ask","arguments":{}`, modernCapsElicit), append(modernHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
+	body := m.expect(m.post(inputRequiredBody(m.next, "tools/call", `"name":"ask","arguments":{}`, inputRequiredCapsElicit), append(inputRequiredHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
 	f.waitOutcome()
 	r := decodeResponse(t, body)
-	retry := modernBody(m.next+1, "tools/call", `"name":"ask","arguments":{},`+retryExtra(`{"elicit":{"action":"accept","content":{"username":"mallory"}}}`, r.Result["requestState"]), modernCapsElicit)
-	body = m.expect(m.post(retry, append(modernHeaders("tools/call", "ask"), "Authorization: Bearer mallory")...), 200)
+	retry := inputRequiredBody(m.next+1, "tools/call", `"name":"ask","arguments":{},`+retryExtra(`{"elicit":{"action":"accept","content":{"username":"mallory"}}}`, r.Result["requestState"]), inputRequiredCapsElicit)
+	body = m.expect(m.post(retry, append(inputRequiredHeaders("tools/call", "ask"), "Authorization: Bearer mallory")...), 200)
 	if rr := decodeResponse(t, body); rr.Error == nil || !strings.Contains(rr.Error.Message, "another request") {
 		t.Fatalf("mallory opened alice's state: %s", body)
 	}
-	body = m.expect(m.post(retry, append(modernHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
+	body = m.expect(m.post(retry, append(inputRequiredHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
 	if rr := decodeResponse(t, body); rr.Error != nil || str(rr.Result["resultType"]) != "complete" {
 		t.Fatalf("alice's own retry: %s", body)
 	}

@@ -110,12 +110,12 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 				add(encodeError(nil, rpcErrorf(CodeInvalidRequest, "%s", text)))
 			}
 		case kind == notificationMessage:
-			s.legacyNotification(sess, &msg)
+			s.sessionNotification(sess, &msg)
 		default:
 			wg.Add(1)
 			go func(msg message) {
 				defer wg.Done()
-				add(s.legacyRequest(r.Context(), sess, &msg, batchSink{shared}).frame)
+				add(s.sessionRequest(r.Context(), sess, &msg, batchSink{shared}).frame)
 			}(msg)
 		}
 	}

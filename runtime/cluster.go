@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// Several replicas behind a load balancer. A 2026-07-28 request needs
-// nothing shared but Options.RequestStateKeys: any replica serves any retry.
-// A legacy session is state, and its elicitation answer is a separate POST
-// that may land on another replica than the one whose handler waits for it.
-// Options.Cluster closes that gap:
+// Several replicas behind a load balancer. A 2026-07-28 request needs nothing
+// shared but Options.RequestStateKeys: any replica serves any retry. A
+// session (initialize, Mcp-Session-Id) is state, and its elicitation answer
+// is a separate POST that may land on another replica than the one whose
+// handler waits for it. Options.Cluster closes that gap:
 //
 //   - initialize publishes the session (id, version, capabilities, subject,
 //     expiry) to a directory every replica reads;
@@ -34,9 +34,10 @@ import (
 //
 // Without a Cluster everything stays in this process, as before.
 
-// Cluster shares legacy sessions and routes elicitation answers among the
-// replicas of one service. runtime/natscluster implements it on NATS. Its
-// methods are called concurrently; each should give up when ctx ends.
+// Cluster shares sessions (initialize, Mcp-Session-Id) and routes elicitation
+// answers among the replicas of one service. runtime/natscluster implements
+// it on NATS. Its methods are called concurrently; each should give up when
+// ctx ends.
 type Cluster interface {
 	// ReplicaID names this replica, unique among the cluster's members. It
 	// is made of letters, digits, '_' and '-' (it appears in request ids
@@ -88,7 +89,7 @@ type ClusterPeer interface {
 	CancelCall(sessionID, requestKey, reason string) bool
 }
 
-// SessionState is what the directory knows of a legacy session.
+// SessionState is what the directory knows of a session.
 type SessionState struct {
 	ID              string `json:"id"`
 	ProtocolVersion string `json:"protocolVersion"`

@@ -89,7 +89,7 @@ func replicaOf(id json.RawMessage) string {
 	return rest[:dot]
 }
 
-// routeReply delivers a legacy client's response (body is its JSON): to the
+// routeReply delivers a client's response (body is its JSON): to the
 // elicitation pending on this replica, or through the cluster to the replica
 // its id names. It returns the HTTP status and, unless 202, the error text.
 func (s *Server) routeReply(ctx context.Context, sess *Session, msg *message, body []byte) (int, string) {
@@ -135,10 +135,10 @@ func (p clusterPeer) DeliverAnswer(sessionID string, response []byte) error {
 	return nil
 }
 
-// legacyReply routes a client's response to the elicitation waiting on it.
+// sessionReply routes a client's response to the elicitation waiting on it.
 // Only the session that sent the request can answer it: ids are looked up
 // in that session's own table, so another session's answer never resolves it.
-func (s *Server) legacyReply(sess *Session, msg *message) bool {
+func (s *Server) sessionReply(sess *Session, msg *message) bool {
 	if sess.deliver(msg) {
 		return true
 	}

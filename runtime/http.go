@@ -135,18 +135,18 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	sk := newHTTPSink(w, sseOK, nil)
 	sk.outliveTimeouts(r)
-	if modernHTTP(r, &msg) {
+	if isInputRequiredHTTP(r, &msg) {
 		if kind == notificationMessage {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		mm, rerr := checkModernHTTP(r, &msg)
+		mm, rerr := checkInputRequiredHTTP(r, &msg)
 		if rerr != nil { // every per-request rule failure is a 400
 			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
 			return
 		}
 		mm.subject = subjectOf(r)
-		s.finish(sk, s.modernRequest(r.Context(), &msg, mm, sk))
+		s.finish(sk, s.inputRequiredRequest(r.Context(), &msg, mm, sk))
 		return
 	}
 	if msg.Method == "initialize" {
@@ -174,10 +174,10 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusAccepted)
 	case notificationMessage:
-		s.legacyNotification(sess, &msg)
+		s.sessionNotification(sess, &msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		s.finish(sk, s.legacyRequest(r.Context(), sess, &msg, sk))
+		s.finish(sk, s.sessionRequest(r.Context(), sess, &msg, sk))
 	}
 }
 
@@ -253,7 +253,7 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 		httpError(w, http.StatusNotFound, CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil, false
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !isLegacyVersion(v) {
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !isSessionVersion(v) {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "unsupported "+HeaderProtocolVersion+" "+strconv.Quote(v))
 		return nil, false
 	}

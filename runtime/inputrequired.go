@@ -12,13 +12,14 @@ import (
 	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
-// The 2026-07-28 era: no sessions, no initialize; every request carries its
-// protocol version and the client's capabilities in _meta, and a server may
-// not send requests on a stream. A handler that elicits is answered with an
-// input_required result; the client asks its user and retries the call with
-// the answers, and the handler runs again from the top, each Elicit now
-// returning the answer for its key. Earlier answers travel in the sealed
-// requestState, so a handler may elicit several times in sequence.
+// The input_required mechanism (2026-07-28): no sessions, no initialize;
+// every request carries its protocol version and the client's capabilities in
+// _meta, and a server may not send requests on a stream. A handler that
+// elicits is answered with an input_required result; the client asks its user
+// and retries the call with the answers, and the handler runs again from the
+// top, each Elicit now returning the answer for its key. Earlier answers
+// travel in the sealed requestState, so a handler may elicit several times in
+// sequence.
 
 // Reserved _meta keys of the 2026-07-28 protocol.
 const (
@@ -29,14 +30,14 @@ const (
 	metaLogLevel           = "io.modelcontextprotocol/logLevel"
 )
 
-// modernVersions are the per-request versions served statelessly.
-var modernVersions = []string{Version20260728}
+// inputRequiredVersions are the per-request versions served statelessly.
+var inputRequiredVersions = []string{Version20260728}
 
 // supportedVersions is what server/discover and -32022 list, newest first.
-var supportedVersions = append(append([]string{}, modernVersions...), legacyVersions...)
+var supportedVersions = append(append([]string{}, inputRequiredVersions...), sessionVersions...)
 
-func isModernVersion(v string) bool {
-	for _, m := range modernVersions {
+func isInputRequiredVersion(v string) bool {
+	for _, m := range inputRequiredVersions {
 		if m == v {
 			return true
 		}
@@ -61,8 +62,8 @@ func newStateCodec(keys [][]byte, ttl time.Duration) (*roundtrip.Codec, error) {
 	return roundtrip.NewCodec(keys, ttl, requestStateLabel)
 }
 
-// modernMeta is the _meta of a 2026-07-28 request.
-type modernMeta struct {
+// requestMeta is the _meta of a 2026-07-28 request.
+type requestMeta struct {
 	version      string
 	capabilities json.RawMessage
 	clientInfo   json.RawMessage
@@ -70,23 +71,23 @@ type modernMeta struct {
 	// subject is the authenticated caller (Options.Authenticate).
 	subject string
 	// calls tracks the transport's running calls for cancellation (stdio,
-	// where notifications/cancelled exists in this era); nil over HTTP,
+	// where notifications/cancelled exists in this mechanism); nil over HTTP,
 	// where closing the stream cancels.
 	calls *callSet
 }
 
-// modernHTTP tells whether a request is in the 2026-07-28 era: its _meta
-// names a protocol version, or (without a session) its MCP-Protocol-Version
-// header is not a legacy version.
-func modernHTTP(r *http.Request, msg *message) bool {
+// isInputRequiredHTTP tells whether a request is served by the
+// input_required mechanism: its _meta names a protocol version, or (without
+// a session) its MCP-Protocol-Version header is not a session version.
+func isInputRequiredHTTP(r *http.Request, msg *message) bool {
 	if msg.Method == "" {
-		return false // responses are legacy elicitation answers
+		return false // responses are answers to elicitation/create in a session
 	}
 	if hasMetaVersion(msg) {
 		return true
 	}
 	v := strings.TrimSpace(r.Header.Get(HeaderProtocolVersion))
-	return r.Header.Get(HeaderSessionID) == "" && v != "" && !isLegacyVersion(v)
+	return r.Header.Get(HeaderSessionID) == "" && v != "" && !isSessionVersion(v)
 }
 
 // hasMetaVersion reports a request whose _meta names a protocol version.
@@ -117,10 +118,10 @@ func headerValue(r *http.Request, name string) (string, bool) {
 	return v, true
 }
 
-// parseModernMeta reads the _meta every 2026-07-28 request carries; its
+// parseRequestMeta reads the _meta every 2026-07-28 request carries; its
 // absence is -32602.
-func parseModernMeta(msg *message) (modernMeta, *RPCError) {
-	var mm modernMeta
+func parseRequestMeta(msg *message) (requestMeta, *RPCError) {
+	var mm requestMeta
 	p, err := msg.decodedParams()
 	if err != nil {
 		return mm, rpcErrorf(CodeInvalidParams, "invalid params: %v", err)
@@ -152,31 +153,32 @@ func metaString(raw json.RawMessage) string {
 	return v
 }
 
-// checkModernVersion is -32022, with what is supported, for a version this
+// checkRequestVersion is -32022, with what is supported, for a version this
 // server does not serve statelessly.
-func checkModernVersion(mm modernMeta) *RPCError {
-	if isModernVersion(mm.version) {
+func checkRequestVersion(mm requestMeta) *RPCError {
+	if isInputRequiredVersion(mm.version) {
 		return nil
 	}
 	data, _ := json.Marshal(map[string]any{"supported": supportedVersions, "requested": mm.version})
 	return &RPCError{Code: CodeUnsupportedVersion, Message: "unsupported protocol version", Data: data}
 }
 
-// checkModernHTTP applies the per-request rules of 2026-07-28 over HTTP, in
-// the order the reference implementation uses, and returns the _meta.
-func checkModernHTTP(r *http.Request, msg *message) (modernMeta, *RPCError) {
+// checkInputRequiredHTTP applies the per-request rules of 2026-07-28 over
+// HTTP, in the order the reference implementation uses, and returns the
+// _meta.
+func checkInputRequiredHTTP(r *http.Request, msg *message) (requestMeta, *RPCError) {
 	header, ok := headerValue(r, HeaderProtocolVersion)
 	if !ok || header == "" {
-		return modernMeta{}, rpcErrorf(CodeHeaderMismatch, "missing %s header", HeaderProtocolVersion)
+		return requestMeta{}, rpcErrorf(CodeHeaderMismatch, "missing %s header", HeaderProtocolVersion)
 	}
-	mm, rerr := parseModernMeta(msg)
+	mm, rerr := parseRequestMeta(msg)
 	if rerr != nil {
 		return mm, rerr
 	}
 	if header != mm.version {
 		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderProtocolVersion, header, mm.version)
 	}
-	if rerr := checkModernVersion(mm); rerr != nil {
+	if rerr := checkRequestVersion(mm); rerr != nil {
 		return mm, rerr
 	}
 	if method, _ := headerValue(r, HeaderMethod); method != msg.Method {
@@ -184,7 +186,7 @@ func checkModernHTTP(r *http.Request, msg *message) (modernMeta, *RPCError) {
 	}
 	switch msg.Method {
 	case "tools/call", "prompts/get", "resources/read":
-		target, _ := msg.decodedParams() // parseModernMeta decoded them
+		target, _ := msg.decodedParams() // parseRequestMeta decoded them
 		want := target.Name
 		if msg.Method == "resources/read" {
 			want = target.URI
@@ -196,16 +198,16 @@ func checkModernHTTP(r *http.Request, msg *message) (modernMeta, *RPCError) {
 	return mm, nil
 }
 
-// modernResult adds what every 2026-07-28 result carries: resultType and
+// typedResult adds what every 2026-07-28 result carries: resultType and
 // the server's identity.
-func (s *Server) modernResult(result map[string]any, resultType string) map[string]any {
+func (s *Server) typedResult(result map[string]any, resultType string) map[string]any {
 	result["resultType"] = resultType
 	result["_meta"] = map[string]any{metaServerInfo: map[string]any{"name": s.opts.Name, "version": s.opts.Version}}
 	return result
 }
 
-// modernCallParams are the round-trip params of a 2026-07-28 tools/call.
-type modernCallParams struct {
+// roundTripParams are the round-trip params of a 2026-07-28 tools/call.
+type roundTripParams struct {
 	InputResponses json.RawMessage
 	RequestState   []byte // the token as sent
 	HasState       bool   // a requestState was sent (it may be empty)
@@ -220,7 +222,7 @@ func stateCall(method string, p callParams, subject string) roundtrip.Call {
 // adds this retry's inputResponses for the keys that were asked. Without a
 // requestState nothing was asked, so inputResponses are not even read: a
 // form the user was never shown does not count as answered.
-func (s *Server) openRound(method string, p callParams, mp modernCallParams, subject string) (*roundtrip.Run, *RPCError) {
+func (s *Server) openRound(method string, p callParams, mp roundTripParams, subject string) (*roundtrip.Run, *RPCError) {
 	if !mp.HasState {
 		return roundtrip.NewRun(), nil
 	}
@@ -254,7 +256,7 @@ func (s *Server) openRound(method string, p callParams, mp modernCallParams, sub
 	})
 }
 
-func (s *Server) resume(method string, p callParams, mp modernCallParams, subject string, response func([]byte) (json.RawMessage, bool)) (*roundtrip.Run, *RPCError) {
+func (s *Server) resume(method string, p callParams, mp roundTripParams, subject string, response func([]byte) (json.RawMessage, bool)) (*roundtrip.Run, *RPCError) {
 	run, err := s.states.ResumeLookup(mp.RequestState, stateCall(method, p, subject), response)
 	if err != nil {
 		return nil, rpcErrorf(CodeInvalidParams, "%v", err)
@@ -336,7 +338,7 @@ func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, s
 	for _, r := range asked {
 		size += 2*len(r.Key) + len(r.Params) + 48
 	}
-	frame := s.startModernFrame(msg.ID, size)
+	frame := s.startTypedFrame(msg.ID, size)
 	frame = append(frame, `"inputRequests":{`...)
 	for i, r := range asked {
 		if i > 0 {
@@ -354,11 +356,12 @@ func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, s
 		return encodeError(msg.ID, rpcErrorf(CodeInternalError, "sealing requestState: %v", err))
 	}
 	frame = append(frame, '"')
-	return s.endModernFrame(frame, "input_required")
+	return s.endTypedFrame(frame, "input_required")
 }
 
-// modernRequest answers a 2026-07-28 request whose _meta has been checked.
-func (s *Server) modernRequest(ctx context.Context, msg *message, mm modernMeta, sk sink) reply {
+// inputRequiredRequest answers a 2026-07-28 request whose _meta has been
+// checked.
+func (s *Server) inputRequiredRequest(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
 	switch msg.Method {
 	case "server/discover":
 		res := map[string]any{
@@ -370,23 +373,23 @@ func (s *Server) modernRequest(ctx context.Context, msg *message, mm modernMeta,
 		if s.opts.Instructions != "" {
 			res["instructions"] = s.opts.Instructions
 		}
-		return s.modernComplete(msg.ID, res)
+		return s.completeResult(msg.ID, res)
 	case "tools/list":
 		var list struct {
 			Tools json.RawMessage `json:"tools"`
 		}
 		_ = json.Unmarshal(s.toolsListResult(), &list)
-		return s.modernComplete(msg.ID, map[string]any{"tools": list.Tools, "ttlMs": 0, "cacheScope": "private"})
+		return s.completeResult(msg.ID, map[string]any{"tools": list.Tools, "ttlMs": 0, "cacheScope": "private"})
 	case "tools/call":
-		return s.modernToolCall(ctx, msg, mm, sk)
+		return s.inputRequiredCall(ctx, msg, mm, sk)
 	default:
 		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
 	}
 }
 
-// appendModernFields appends to an open JSON object (its closing brace cut
+// appendResultType appends to an open JSON object (its closing brace cut
 // off) the resultType and the server's identity, and closes it.
-func (s *Server) appendModernFields(obj []byte, resultType string) []byte {
+func (s *Server) appendResultType(obj []byte, resultType string) []byte {
 	if obj[len(obj)-1] != '{' {
 		obj = append(obj, ',')
 	}
@@ -399,34 +402,34 @@ func (s *Server) appendModernFields(obj []byte, resultType string) []byte {
 	return append(obj, "}}}"...)
 }
 
-// startModernFrame starts the response frame of a 2026-07-28 result: up to
+// startTypedFrame starts the response frame of a 2026-07-28 result: up to
 // the result object's opening brace, with room for size more bytes.
-func (s *Server) startModernFrame(id json.RawMessage, size int) []byte {
+func (s *Server) startTypedFrame(id json.RawMessage, size int) []byte {
 	frame := make([]byte, 0, 160+len(id)+size+len(s.opts.Name)+len(s.opts.Version))
 	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
 	frame = append(frame, id...)
 	return append(frame, `,"result":{`...)
 }
 
-// endModernFrame closes a frame startModernFrame began, after the result's
+// endTypedFrame closes a frame startTypedFrame began, after the result's
 // own fields: the fields every 2026-07-28 result carries, then the braces.
-func (s *Server) endModernFrame(frame []byte, resultType string) []byte {
-	return append(s.appendModernFields(frame, resultType), '}')
+func (s *Server) endTypedFrame(frame []byte, resultType string) []byte {
+	return append(s.appendResultType(frame, resultType), '}')
 }
 
-func (s *Server) modernComplete(id json.RawMessage, res map[string]any) reply {
-	frame, err := encodeResponse(id, s.modernResult(res, "complete"))
+func (s *Server) completeResult(id json.RawMessage, res map[string]any) reply {
+	frame, err := encodeResponse(id, s.typedResult(res, "complete"))
 	if err != nil {
 		return replyError(http.StatusOK, id, rpcErrorf(CodeInternalError, "encoding the result: %v", err))
 	}
 	return reply{status: http.StatusOK, frame: frame}
 }
 
-// modernTool is t for one run of a 2026-07-28 call: a handler that returns
-// ErrInputRequired itself after asking returns nothing instead, since its
-// result is replaced by input_required anyway (runTool would format the
+// inputRequiredTool is t for one run of a 2026-07-28 call: a handler that
+// returns ErrInputRequired itself after asking returns nothing instead, since
+// its result is replaced by input_required anyway (runTool would format the
 // error into an isError result only for it to be dropped).
-func modernTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
+func inputRequiredTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
 	rt := *t
 	rt.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		res, err := t.handler(ctx, req)
@@ -438,9 +441,9 @@ func modernTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
 	return &rt
 }
 
-// modernToolCall runs one round of a 2026-07-28 tools/call: the handler
+// inputRequiredCall runs one round of a 2026-07-28 tools/call: the handler
 // either completes or elicits, and then the answer is input_required.
-func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta, sk sink) reply {
+func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
 	p, perr := parseCallParams(msg)
 	if perr != nil {
 		return replyError(http.StatusOK, msg.ID, perr)
@@ -450,7 +453,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
 	}
 	rp, _ := msg.decodedParams() // parseCallParams has vetted them
-	mp := modernCallParams{InputResponses: rp.InputResponses}
+	mp := roundTripParams{InputResponses: rp.InputResponses}
 	mp.RequestState, mp.HasState = rp.requestState()
 	mc, rerr := s.openRound(msg.Method, p, mp, mm.subject)
 	if rerr != nil {
@@ -466,7 +469,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	sess.modern = mc
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{session: sess, id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, modern: true}
+	c := &call{session: sess, id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, inputRequired: true}
 	if mm.calls != nil { // the key finds the call for notifications/cancelled
 		c.key = idKey(msg.ID)
 		if !mm.calls.add(c) {
@@ -475,7 +478,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 		defer mm.calls.remove(c)
 	}
 	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
-	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), modernTool(t, mc), req)
+	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), inputRequiredTool(t, mc), req)
 	switch {
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)
@@ -494,7 +497,7 @@ func (s *Server) modernToolCall(ctx context.Context, msg *message, mm modernMeta
 	}
 	// The frame is written once, the result's fields followed by those
 	// every 2026-07-28 result carries.
-	frame := s.startModernFrame(msg.ID, len(raw))
+	frame := s.startTypedFrame(msg.ID, len(raw))
 	frame = append(frame, raw[1:len(raw)-1]...)
-	return reply{status: http.StatusOK, frame: s.endModernFrame(frame, "complete")}
+	return reply{status: http.StatusOK, frame: s.endTypedFrame(frame, "complete")}
 }

@@ -74,7 +74,7 @@ type message struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
 
-	// params is Params decoded once, on first use: the era check, the
+	// params is Params decoded once, on first use: the mechanism check, the
 	// 2026-07-28 rules and tools/call all look at the same fields.
 	params    *requestParams
 	paramsErr error

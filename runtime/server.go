@@ -31,7 +31,8 @@ const (
 
 // Options configures a Server. The zero value is usable.
 type Options struct {
-	// Name and Version are the serverInfo of initialize (default "elicit", "0").
+	// Name and Version are the serverInfo of initialize (default "elicit",
+	// "0").
 	Name    string
 	Version string
 	// Instructions is sent in the initialize result when set.
@@ -96,10 +97,10 @@ type Options struct {
 	// rebinding a hostile page's Origin names it). Requests without an
 	// Origin header (non-browser clients) are not affected.
 	AllowedOrigins []string
-	// Cluster shares legacy sessions among the replicas of one service and
-	// routes an elicitation answer that lands on another replica to the one
-	// waiting for it (see Cluster; runtime/natscluster is one on NATS). Nil
-	// keeps everything in this process.
+	// Cluster shares sessions (initialize, Mcp-Session-Id) among the replicas
+	// of one service and routes an elicitation answer that lands on another
+	// replica to the one waiting for it (see Cluster; runtime/natscluster is
+	// one on NATS). Nil keeps everything in this process.
 	Cluster Cluster
 }
 

@@ -19,22 +19,22 @@ type initializeParams struct {
 	ClientInfo      json.RawMessage `json:"clientInfo"`
 }
 
-// legacyRequest answers a request of a legacy (initialize) session.
-func (s *Server) legacyRequest(ctx context.Context, sess *Session, msg *message, sk sink) reply {
+// sessionRequest answers a request of a session.
+func (s *Server) sessionRequest(ctx context.Context, sess *Session, msg *message, sk sink) reply {
 	switch msg.Method {
 	case "ping", "logging/setLevel":
 		return replyResult(msg.ID, []byte("{}"))
 	case "tools/list":
 		return replyResult(msg.ID, s.toolsListResult())
 	case "tools/call":
-		return s.legacyCall(ctx, sess, msg, sk)
+		return s.sessionCall(ctx, sess, msg, sk)
 	default:
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
 	}
 }
 
-// legacyCall runs a tools/call of a legacy session with sk as its stream.
-func (s *Server) legacyCall(ctx context.Context, sess *Session, msg *message, sk sink) reply {
+// sessionCall runs a tools/call of a session with sk as its stream.
+func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, sk sink) reply {
 	p, perr := parseCallParams(msg)
 	if perr != nil {
 		return replyError(http.StatusOK, msg.ID, perr)
@@ -70,8 +70,8 @@ func (s *Server) legacyCall(ctx context.Context, sess *Session, msg *message, sk
 	return reply{status: http.StatusOK, frame: frame}
 }
 
-// legacyNotification handles a client notification of a legacy session.
-func (s *Server) legacyNotification(sess *Session, msg *message) {
+// sessionNotification handles a client notification of a session.
+func (s *Server) sessionNotification(sess *Session, msg *message) {
 	if msg.Method != "notifications/cancelled" {
 		return // notifications/initialized and anything unknown: nothing to do
 	}
@@ -86,7 +86,7 @@ func (s *Server) legacyNotification(sess *Session, msg *message) {
 	}
 }
 
-// initializeResult negotiates a legacy session; register says whether the
+// initializeResult negotiates a session; register says whether the
 // server keeps it by id (HTTP) or the transport holds it (stdio).
 func (s *Server) initializeResult(msg *message, subject string, register bool) (*Session, reply) {
 	if !msg.isRequest() {
