@@ -466,7 +466,7 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 
 	sess := newSession(s, "", mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo})
 	sess.subject = mm.subject
-	sess.modern = mc
+	sess.inputRun = mc
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	c := &call{session: sess, id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, inputRequired: true}
