@@ -106,7 +106,7 @@ type call struct {
 
 func (a *Adapter) begin(req *mcp.CallToolRequest) (*call, error) {
 	c := &call{req: req}
-	if req == nil || req.Params == nil || !adapter.IsModern(req.ProtocolVersion()) {
+	if req == nil || req.Params == nil || !adapter.IsInputRequired(req.ProtocolVersion()) {
 		return c, nil
 	}
 	responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))

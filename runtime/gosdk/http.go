@@ -26,7 +26,7 @@ func NewStreamableHTTPHandler(s *mcp.Server, opts *mcp.StreamableHTTPOptions) ht
 	lh := mcp.NewStreamableHTTPHandler(get, &legacy)
 	mh := mcp.NewStreamableHTTPHandler(get, &modern)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Session-Id") == "" && adapter.IsModern(strings.TrimSpace(r.Header.Get("MCP-Protocol-Version"))) {
+		if r.Header.Get("Mcp-Session-Id") == "" && adapter.IsInputRequired(strings.TrimSpace(r.Header.Get("MCP-Protocol-Version"))) {
 			mh.ServeHTTP(w, r)
 			return
 		}
