@@ -15,7 +15,7 @@ import (
 //	             its answer always land on different replicas, so every
 //	             answer is forwarded over NATS
 //
-//	go test -run '^$' -bench LegacyRoundTrip -benchmem ./runtime/natscluster
+//	go test -run '^$' -bench SessionRoundTrip -benchmem ./runtime/natscluster
 func BenchmarkSessionRoundTrip(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		top := newTopology(b, nil, 1)
