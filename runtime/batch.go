@@ -97,30 +97,25 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 	}
 	for _, item := range items {
 		var msg message
-		if err := decodeMessage(item, &msg); err != nil {
-			add(encodeError(nil, decodeFailure(err)))
-			continue
-		}
-		if err := msg.validate(); err != nil {
-			add(encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)))
-			continue
-		}
+		kind, rerr := readMessage(item, &msg)
 		switch {
+		case rerr != nil:
+			add(encodeError(msg.ID, rerr))
 		case msg.Method == "initialize":
 			add(encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not be part of a batch")))
-		case msg.isResponse():
+		case kind == responseMessage:
 			// Routed like a single answer: in a cluster, to the replica
 			// whose handler waits for it.
 			if status, text := s.routeReply(r.Context(), sess, &msg, item); status != http.StatusAccepted {
 				add(encodeError(nil, rpcErrorf(CodeInvalidRequest, "%s", text)))
 			}
-		case msg.isNotification():
-			s.legacyNotification(sess, &msg)
+		case kind == notificationMessage:
+			s.sessionNotification(sess, &msg)
 		default:
 			wg.Add(1)
 			go func(msg message) {
 				defer wg.Done()
-				add(s.legacyRequest(r.Context(), sess, &msg, batchSink{shared}).frame)
+				add(s.sessionRequest(r.Context(), sess, &msg, batchSink{shared}).frame)
 			}(msg)
 		}
 	}

@@ -228,8 +228,9 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 // writes it by hand.
 const benchAskSchema = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
 
-// newBenchModernServer serves the tool "ask" that elicits testform.AskForm.
-func newBenchModernServer() *Server {
+// newBenchInputRequiredServer serves the tool "ask" that elicits
+// testform.AskForm.
+func newBenchInputRequiredServer() *Server {
 	srv := NewServer(Options{Name: "bench", Version: "1", ElicitTimeout: -1})
 	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		form, err := Elicit[testform.AskForm](ctx, req.Session, "Name and count?")
@@ -243,10 +244,10 @@ func newBenchModernServer() *Server {
 
 // The bodies a 2026-07-28 client sends, as the end-to-end harness sends them.
 const (
-	benchModernMeta  = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
-	benchModernFirst = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{},` + benchModernMeta + `}}`
-	benchRetryHead   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{},"inputResponses":{"ask_form":` + benchAnswer + `},"requestState":`
-	benchRetryTail   = `,` + benchModernMeta + `}}`
+	benchInputRequiredMeta  = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
+	benchInputRequiredFirst = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{},` + benchInputRequiredMeta + `}}`
+	benchRetryHead          = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{},"inputResponses":{"ask_form":` + benchAnswer + `},"requestState":`
+	benchRetryTail          = `,` + benchInputRequiredMeta + `}}`
 )
 
 var (
@@ -273,8 +274,9 @@ func appendRetry(dst, first []byte) ([]byte, bool) {
 	return append(dst, benchRetryTail...), true
 }
 
-// modernPost posts one 2026-07-28 tools/call of "ask" and returns the body.
-func (c *benchClient) modernPost(body []byte, buf *bytes.Buffer) error {
+// inputRequiredPost posts one 2026-07-28 tools/call of "ask" and returns the
+// body.
+func (c *benchClient) inputRequiredPost(body []byte, buf *bytes.Buffer) error {
 	req, err := http.NewRequest(http.MethodPost, c.callURL, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -299,16 +301,16 @@ func (c *benchClient) modernPost(body []byte, buf *bytes.Buffer) error {
 	return nil
 }
 
-// modernRoundTrip: the first call, then the retry with the answer.
-func (c *benchClient) modernRoundTrip(retry []byte, buf *bytes.Buffer) ([]byte, error) {
-	if err := c.modernPost([]byte(benchModernFirst), buf); err != nil {
+// inputRequiredRoundTrip: the first call, then the retry with the answer.
+func (c *benchClient) inputRequiredRoundTrip(retry []byte, buf *bytes.Buffer) ([]byte, error) {
+	if err := c.inputRequiredPost([]byte(benchInputRequiredFirst), buf); err != nil {
 		return retry, err
 	}
 	retry, ok := appendRetry(retry[:0], buf.Bytes())
 	if !ok {
 		return retry, fmt.Errorf("want input_required with a requestState: %s", buf.Bytes())
 	}
-	if err := c.modernPost(retry, buf); err != nil {
+	if err := c.inputRequiredPost(retry, buf); err != nil {
 		return retry, err
 	}
 	if !bytes.Contains(buf.Bytes(), completeType) || !bytes.Contains(buf.Bytes(), []byte(`ada 3`)) {
@@ -317,7 +319,7 @@ func (c *benchClient) modernRoundTrip(retry []byte, buf *bytes.Buffer) ([]byte, 
 	return retry, nil
 }
 
-func benchModernHTTP(b *testing.B, h http.Handler) {
+func benchInputRequiredHTTP(b *testing.B, h http.Handler) {
 	hs := httptest.NewServer(h)
 	defer hs.Close()
 	c := &benchClient{hc: newBenchHTTPClient(), callURL: hs.URL}
@@ -327,26 +329,26 @@ func benchModernHTTP(b *testing.B, h http.Handler) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var err error
-		if retry, err = c.modernRoundTrip(retry, &buf); err != nil {
+		if retry, err = c.inputRequiredRoundTrip(retry, &buf); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkRoundTripModern is the 2026-07-28 round trip over loopback HTTP
-// (client and server costs together).
-func BenchmarkRoundTripModern(b *testing.B) {
-	srv := newBenchModernServer()
+// BenchmarkRoundTripInputRequired is the 2026-07-28 round trip over loopback
+// HTTP (client and server costs together).
+func BenchmarkRoundTripInputRequired(b *testing.B) {
+	srv := newBenchInputRequiredServer()
 	defer srv.Shutdown(context.Background())
-	benchModernHTTP(b, srv)
+	benchInputRequiredHTTP(b, srv)
 }
 
-// floorModernServer is the least a server can do for the 2026-07-28
+// floorInputRequiredServer is the least a server can do for the 2026-07-28
 // exchange: hand-written JSON, a constant requestState neither sealed nor
 // checked.
-type floorModernServer struct{}
+type floorInputRequiredServer struct{}
 
-func (floorModernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (floorInputRequiredServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -370,9 +372,10 @@ func (floorModernServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","content":[{"type":"text","text":`+strconv.Quote(text)+`}]}}`)
 }
 
-// BenchmarkRoundTripModernFloor is BenchmarkRoundTripModern's floor.
-func BenchmarkRoundTripModernFloor(b *testing.B) {
-	benchModernHTTP(b, floorModernServer{})
+// BenchmarkRoundTripInputRequiredFloor is BenchmarkRoundTripInputRequired's
+// floor.
+func BenchmarkRoundTripInputRequiredFloor(b *testing.B) {
+	benchInputRequiredHTTP(b, floorInputRequiredServer{})
 }
 
 // benchWriter is a reusable in-memory http.ResponseWriter.
@@ -391,11 +394,11 @@ func (w *benchWriter) reset() {
 	w.body.Reset()
 }
 
-// BenchmarkServeModern is the server's share of the 2026-07-28 round trip
-// alone: both POSTs handed to ServeHTTP in memory, with requests and a
+// BenchmarkServeInputRequired is the server's share of the 2026-07-28 round
+// trip alone: both POSTs handed to ServeHTTP in memory, with requests and a
 // response writer reused, so what it allocates is the server's.
-func BenchmarkServeModern(b *testing.B) {
-	srv := newBenchModernServer()
+func BenchmarkServeInputRequired(b *testing.B) {
+	srv := newBenchInputRequiredServer()
 	defer srv.Shutdown(context.Background())
 	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	req.Header.Set("Content-Type", "application/json")
@@ -421,7 +424,7 @@ func BenchmarkServeModern(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		first = append(first[:0], serve([]byte(benchModernFirst))...)
+		first = append(first[:0], serve([]byte(benchInputRequiredFirst))...)
 		var ok bool
 		if retry, ok = appendRetry(retry[:0], first); !ok {
 			b.Fatalf("want input_required with a requestState: %s", first)
@@ -443,7 +446,7 @@ func BenchmarkServeModern(b *testing.B) {
 // the benchmarks they serve; they are correctness tests all the same.)
 
 var fastDecodeSeeds = []string{
-	benchModernFirst,
+	benchInputRequiredFirst,
 	benchRetryHead + `"abc"` + benchRetryTail,
 	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"a":[1,2]},"_meta":{"progressToken":"t","x":null,"x":1}}}`,
 	`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`,
@@ -673,7 +676,7 @@ func sameState(a, b *requestParams) bool {
 func TestFastDecodersTakeTheFastPath(t *testing.T) {
 	// What clients send is read by the fast paths (FuzzFastDecoders checks
 	// that they agree with encoding/json).
-	for _, s := range []string{benchModernFirst, benchRetryHead + `"abc"` + benchRetryTail} {
+	for _, s := range []string{benchInputRequiredFirst, benchRetryHead + `"abc"` + benchRetryTail} {
 		var m message
 		if !decodeMessageFast([]byte(s), &m) {
 			t.Fatalf("decodeMessageFast(%q) fell back", s)

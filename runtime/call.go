@@ -22,10 +22,11 @@ type call struct {
 	cancelF context.CancelCauseFunc
 	// canceledByClient is set by notifications/cancelled for this call.
 	canceledByClient atomic.Bool
-	// modern marks a 2026-07-28 request; logLevel is its _meta log level
-	// (without one, such a request gets no log notifications).
-	modern   bool
-	logLevel string
+	// inputRequired marks a request of the input_required mechanism;
+	// logLevel is its _meta log level (without one, such a request gets no
+	// log notifications).
+	inputRequired bool
+	logLevel      string
 }
 
 var errCanceledByClient = errors.New("elicit: the client cancelled the request")
@@ -97,7 +98,7 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 			return nil, re
 		}
 		var mc *MissingCapabilityError
-		if req.call != nil && req.call.modern && errors.As(err, &mc) {
+		if req.call != nil && req.call.inputRequired && errors.As(err, &mc) {
 			return nil, mc.RPCError()
 		}
 		return ErrorResult("%s", err.Error()), nil

@@ -11,7 +11,7 @@ import (
 
 // TestElicitNeedsTheHandlersContext: an Elicit given a context that is not
 // the call's fails with ErrNoCall on every protocol, so a handler tested on
-// one era does not break on the other.
+// one mechanism does not break on the other.
 func TestElicitNeedsTheHandlersContext(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "bg"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
@@ -21,14 +21,14 @@ func TestElicitNeedsTheHandlersContext(t *testing.T) {
 		}
 		return nil, err
 	})
-	// Legacy: an isError result carrying ErrNoCall's advice.
+	// A session: an isError result carrying ErrNoCall's advice.
 	c := f.connect("2025-11-25", `{"elicitation":{}}`)
 	resp, _ := c.callTool("bg", `{}`)
 	if text, isErr := resultText(t, c.expect(resp, 200)); !isErr || !strings.Contains(text, "pass the ctx the handler was given") {
 		t.Errorf("2025-11-25: %q", text)
 	}
 	// 2026-07-28: the same, not an input_required.
-	r := f.newClient().modernCallTool("bg", `{}`, modernCapsElicit, "")
+	r := f.newClient().inputRequiredCallTool("bg", `{}`, inputRequiredCapsElicit, "")
 	if str(r.Result["resultType"]) != "complete" || string(r.Result["isError"]) != "true" || !strings.Contains(string(r.Result["content"]), "pass the ctx the handler was given") {
 		t.Errorf("2026-07-28: %v", r.Result)
 	}

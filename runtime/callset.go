@@ -2,7 +2,7 @@ package runtime
 
 import "sync"
 
-// callSet is the running calls of one client (a legacy session, a stdio
+// callSet is the running calls of one client (a session, a stdio
 // connection), by request id, so notifications/cancelled can find them.
 type callSet struct {
 	mu sync.Mutex

@@ -6,18 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
-// Several replicas behind a load balancer. A 2026-07-28 request needs
-// nothing shared but Options.RequestStateKeys: any replica serves any retry.
-// A legacy session is state, and its elicitation answer is a separate POST
-// that may land on another replica than the one whose handler waits for it.
-// Options.Cluster closes that gap:
+// Several replicas behind a load balancer. A 2026-07-28 request needs nothing
+// shared but Options.RequestStateKeys: any replica serves any retry. A
+// session (initialize, Mcp-Session-Id) is state, and its elicitation answer
+// is a separate POST that may land on another replica than the one whose
+// handler waits for it. Options.Cluster closes that gap:
 //
 //   - initialize publishes the session (id, version, capabilities, subject,
 //     expiry) to a directory every replica reads;
@@ -38,9 +34,10 @@ import (
 //
 // Without a Cluster everything stays in this process, as before.
 
-// Cluster shares legacy sessions and routes elicitation answers among the
-// replicas of one service. runtime/natscluster implements it on NATS. Its
-// methods are called concurrently; each should give up when ctx ends.
+// Cluster shares sessions (initialize, Mcp-Session-Id) and routes elicitation
+// answers among the replicas of one service. runtime/natscluster implements
+// it on NATS. Its methods are called concurrently; each should give up when
+// ctx ends.
 type Cluster interface {
 	// ReplicaID names this replica, unique among the cluster's members. It
 	// is made of letters, digits, '_' and '-' (it appears in request ids
@@ -92,7 +89,7 @@ type ClusterPeer interface {
 	CancelCall(sessionID, requestKey, reason string) bool
 }
 
-// SessionState is what the directory knows of a legacy session.
+// SessionState is what the directory knows of a session.
 type SessionState struct {
 	ID              string `json:"id"`
 	ProtocolVersion string `json:"protocolVersion"`
@@ -125,9 +122,6 @@ var (
 // clusterTimeout bounds one cluster operation made for an HTTP request.
 const clusterTimeout = 5 * time.Second
 
-// elicitIDPrefix starts every elicitation request id.
-const elicitIDPrefix = "elicit-"
-
 // validReplicaID reports whether id can name a replica.
 func validReplicaID(id string) bool {
 	if id == "" || len(id) > 64 {
@@ -153,29 +147,6 @@ func (s *Server) attachCluster() {
 	}
 	s.replica = c.ReplicaID()
 	c.Attach(clusterPeer{s})
-}
-
-// elicitID is a fresh elicitation request id; in a cluster it names this
-// replica so an answer landing elsewhere can be forwarded here.
-func (s *Server) elicitID() string {
-	if s.replica == "" {
-		return elicitIDPrefix + newID()
-	}
-	return elicitIDPrefix + s.replica + "." + newID()
-}
-
-// replicaOf returns the replica a response's id names ("" for none).
-func replicaOf(id json.RawMessage) string {
-	var sid string
-	if json.Unmarshal(id, &sid) != nil || !strings.HasPrefix(sid, elicitIDPrefix) {
-		return ""
-	}
-	rest := sid[len(elicitIDPrefix):]
-	dot := strings.IndexByte(rest, '.')
-	if dot <= 0 || !validReplicaID(rest[:dot]) {
-		return ""
-	}
-	return rest[:dot]
 }
 
 // validSessionID reports whether id has the shape of the ids this runtime
@@ -289,37 +260,6 @@ func (s *Server) adoptSession(st SessionState) (*Session, error) {
 	return sess, nil
 }
 
-// routeReply delivers a legacy client's response (body is its JSON): to the
-// elicitation pending on this replica, or through the cluster to the replica
-// its id names. It returns the HTTP status and, unless 202, the error text.
-func (s *Server) routeReply(ctx context.Context, sess *Session, msg *message, body []byte) (int, string) {
-	if sess.deliver(msg) {
-		return http.StatusAccepted, ""
-	}
-	notPending := "no pending request with id " + string(msg.ID) + " in this session"
-	owner := replicaOf(msg.ID)
-	if s.opts.Cluster == nil || owner == "" || owner == s.replica {
-		s.log.Warn("answer for no pending request", "session", sess.id, "id", string(msg.ID))
-		return http.StatusBadRequest, notPending
-	}
-	ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
-	defer cancel()
-	err := s.opts.Cluster.Deliver(ctx, owner, sess.id, body)
-	switch {
-	case err == nil:
-		return http.StatusAccepted, ""
-	case errors.Is(err, ErrClusterNotPending):
-		s.log.Warn("answer for no pending request", "session", sess.id, "id", string(msg.ID), "replica", owner)
-		return http.StatusBadRequest, notPending
-	case errors.Is(err, ErrClusterReplicaUnreachable):
-		s.log.Warn("answer for a replica that is gone", "session", sess.id, "id", string(msg.ID), "replica", owner, "err", err)
-		return http.StatusBadGateway, "the replica " + strconv.Quote(owner) + " that sent request " + string(msg.ID) + " is unreachable: " + err.Error()
-	default:
-		s.log.Warn("answer not forwarded", "session", sess.id, "id", string(msg.ID), "replica", owner, "err", err)
-		return http.StatusServiceUnavailable, "cannot forward the answer to replica " + strconv.Quote(owner) + ": " + err.Error()
-	}
-}
-
 // endEverywhere tells the cluster a session was deleted here.
 func (s *Server) endEverywhere(ctx context.Context, id string) error {
 	if s.opts.Cluster == nil {
@@ -332,19 +272,6 @@ func (s *Server) endEverywhere(ctx context.Context, id string) error {
 
 // clusterPeer is the Server as its Cluster sees it.
 type clusterPeer struct{ s *Server }
-
-func (p clusterPeer) DeliverAnswer(sessionID string, response []byte) error {
-	var msg message
-	if err := roundtrip.StrictUnmarshal(response, &msg); err != nil || msg.validate() != nil || !msg.isResponse() {
-		return fmt.Errorf("%w: not a JSON-RPC response", ErrClusterNotPending)
-	}
-	sess, ok := p.s.session(sessionID)
-	if !ok || !sess.deliver(&msg) {
-		return ErrClusterNotPending
-	}
-	sess.touch()
-	return nil
-}
 
 func (p clusterPeer) CancelCall(sessionID, requestKey, reason string) bool {
 	sess, ok := p.s.session(sessionID)

@@ -11,13 +11,13 @@ import (
 // Regression tests for what the official conformance suite
 // (make conformance) found, each on the raw wire.
 
-// TestModernAnswersWithoutState: a first 2026-07-28 request may carry
+// TestInputRequiredAnswersWithoutState: a first 2026-07-28 request may carry
 // inputResponses without a requestState (suite scenario
 // input-required-result-ignore-extra-params, a SHOULD). Nothing was asked
 // yet, so none of them counts (issue 15): the handler is asked as on any
 // first run, and the form goes out. The suite's check ends in a WARNING,
 // baselined with this reason.
-func TestModernAnswersWithoutState(t *testing.T) {
+func TestInputRequiredAnswersWithoutState(t *testing.T) {
 	f := newFixture(t, Options{})
 	c := f.newClient()
 	for _, responses := range []string{
@@ -26,7 +26,7 @@ func TestModernAnswersWithoutState(t *testing.T) {
 		`{"elicit":{"action":"accept","content":{"username":7}}}`, // not even read
 		`{"elicit":5}`,
 	} {
-		r := c.modernCallTool("ask", `{}`, modernCapsElicit, `"inputResponses":`+responses)
+		r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, `"inputResponses":`+responses)
 		if o := f.waitOutcome(); !errors.Is(o.err, ErrInputRequired) {
 			t.Fatalf("%s: Elicit returned %v, %v; want the form asked", responses, o.content, o.err)
 		}
@@ -37,7 +37,7 @@ func TestModernAnswersWithoutState(t *testing.T) {
 }
 
 // TestClientCapabilities: a handler can read the capabilities object the
-// client declared: initialize's on a legacy session, each request's own on
+// client declared: initialize's in a session, each request's own on
 // 2026-07-28 (suite check sep-2575-server-rejects-undeclared-capability
 // needs a tool that requires sampling).
 func TestClientCapabilities(t *testing.T) {
@@ -45,20 +45,20 @@ func TestClientCapabilities(t *testing.T) {
 	f.srv.AddTool(Tool{Name: "caps"}, func(_ context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		return TextResult("caps " + string(req.Session.ClientCapabilities())), nil
 	})
-	legacy := f.connect("2025-11-25", `{"sampling":{},"elicitation":{}}`)
-	resp, _ := legacy.callTool("caps", `{}`)
-	body := legacy.expect(resp, 200)
+	sessionful := f.connect("2025-11-25", `{"sampling":{},"elicitation":{}}`)
+	resp, _ := sessionful.callTool("caps", `{}`)
+	body := sessionful.expect(resp, 200)
 	if text, _ := resultText(t, body); text != `caps {"sampling":{},"elicitation":{}}` {
-		t.Errorf("legacy: %q", text)
+		t.Errorf("sessionful: %q", text)
 	}
 	m := f.newClient()
-	r := m.modernCallTool("caps", `{}`, `{"sampling":{}}`, "")
+	r := m.inputRequiredCallTool("caps", `{}`, `{"sampling":{}}`, "")
 	if !strings.Contains(string(r.Result["content"]), `caps {\"sampling\":{}}`) {
-		t.Errorf("modern: %v", r.Result)
+		t.Errorf("stateless: %v", r.Result)
 	}
-	r = m.modernCallTool("caps", `{}`, `{}`, "")
+	r = m.inputRequiredCallTool("caps", `{}`, `{}`, "")
 	if !strings.Contains(string(r.Result["content"]), `caps {}`) {
-		t.Errorf("modern, second request: %v", r.Result)
+		t.Errorf("stateless, second request: %v", r.Result)
 	}
 }
 

@@ -23,11 +23,11 @@
 // # Several replicas
 //
 // 2026-07-28 calls need only the same Options.RequestStateKeys on every
-// replica. Legacy sessions need Options.Cluster (runtime/natscluster is one
-// on NATS): sessions are published to a shared directory, any replica
-// serves any request of a session, and an elicitation answer that lands on
-// another replica than the waiting handler's is forwarded to it (see
-// Cluster for the rules and status codes).
+// replica. Sessions (initialize, Mcp-Session-Id) need Options.Cluster
+// (runtime/natscluster is one on NATS): sessions are published to a shared
+// directory, any replica serves any request of a session, and an elicitation
+// answer that lands on another replica than the waiting handler's is
+// forwarded to it (see Cluster for the rules and status codes).
 //
 // # Eliciting
 //
@@ -88,12 +88,12 @@
 //
 // # Strict JSON-RPC
 //
-// Every message is read the same way on every transport (HTTP in both
-// eras, 2025-03-26 batches, stdio), and so are the answers clients send
-// back: member names match only exactly ("Method" is not "method"), and a
-// member the server reads appears once; either is refused (-32600, or
-// -32602 inside params) rather than read differently from a proxy in
-// front of the server. An id that is not a string or a number, or a string
+// Every message is read the same way on every transport (HTTP with a
+// session or without, 2025-03-26 batches, stdio), and so are the answers
+// clients send back: member names match only exactly ("Method" is not
+// "method"), and a member the server reads appears once; either is refused
+// (-32600, or -32602 inside params) rather than read differently from a
+// proxy in front of the server. An id that is not a string or a number, or a string
 // that is not valid UTF-8, gets an error reply whose id is null, so a
 // reply is always valid UTF-8 JSON; a number with a fraction is a valid id
 // and is echoed as sent.

@@ -7,46 +7,12 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/internal/subset"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
-
-// pendingElicit is one elicitation waiting for the client's answer.
-type pendingElicit struct {
-	ch   chan elicitReply // buffered: resolve never blocks
-	once sync.Once
-}
-
-type elicitReply struct {
-	result json.RawMessage
-	rpcErr *RPCError
-	err    error // the session ended
-}
-
-func (p *pendingElicit) resolve(r elicitReply) {
-	p.once.Do(func() { p.ch <- r })
-}
-
-// deliver routes a client's response to the pending elicitation with its id
-// in this session; false when there is none (unknown, answered or expired).
-func (s *Session) deliver(msg *message) bool {
-	var id string
-	if json.Unmarshal(msg.ID, &id) != nil {
-		return false // our ids are strings
-	}
-	s.mu.Lock()
-	p, ok := s.pending[id]
-	delete(s.pending, id)
-	s.mu.Unlock()
-	if ok {
-		p.resolve(elicitReply{result: msg.Result, rpcErr: msg.Error})
-	}
-	return ok
-}
 
 // SchemaError lists every way a hand-built schema is outside the elicitation
 // subset. errors.Is(err, ErrElicitSchemaInvalid) is true for it.
@@ -243,7 +209,7 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string, opts ...El
 	}
 	elicitationID = newID()
 	id := elicitationID
-	if s.modern != nil {
+	if s.inputRun != nil {
 		id = "" // 2026-07-28 has no elicitation ids
 	}
 	params := urlParams(message, url, id)
@@ -334,9 +300,9 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 	switch {
 	case !hasElicitMode(s.protocol):
 		return ErrorResult("%s (this needs a URL interaction, which protocol %s cannot ask for)", e.Message, s.protocol), nil
-	case s.modern == nil && s.caps.url:
+	case s.inputRun == nil && s.caps.url:
 		return nil, e
-	case !s.caps.url && s.modern != nil:
+	case !s.caps.url && s.inputRun != nil:
 		return nil, (&MissingCapabilityError{Mode: "url"}).RPCError()
 	case !s.caps.url:
 		return ErrorResult("%s (this needs a URL interaction; the client did not declare URL elicitation)", e.Message), nil
@@ -360,11 +326,11 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 		asks[i] = urlParams(el.Message, el.URL, "")
 	}
 	for pass := 0; ; pass++ {
-		if pass > s.modern.Round()+1 {
+		if pass > s.inputRun.Round()+1 {
 			return ErrorResult("%s (the URL interaction is still not complete)", e.Message), nil
 		}
 		for _, params := range asks {
-			ans, ok := s.modern.Ask(urlRequiredKey, params)
+			ans, ok := s.inputRun.Ask(urlRequiredKey, params)
 			if !ok {
 				continue
 			}
@@ -372,22 +338,22 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 				return ErrorResult("%s: %v", e.Message, err), nil
 			}
 		}
-		if len(s.modern.Requests()) > 0 {
+		if len(s.inputRun.Requests()) > 0 {
 			return nil, nil // asked: input_required
 		}
 	}
 }
 
 // ask sends an elicitation/create request with params and waits for the
-// client's answer: on a legacy session as a request on the call's SSE stream,
-// on a 2026-07-28 request through the input_required round trip.
+// client's answer: in an initialized session as a request on the call's SSE
+// stream, on a 2026-07-28 request through the input_required round trip.
 func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
 	c, ok := s.callFrom(ctx)
 	if !ok {
 		return nil, ErrNoCall
 	}
-	if s.modern != nil {
-		if ans, ok := s.modern.Ask(key, params); ok {
+	if s.inputRun != nil {
+		if ans, ok := s.inputRun.Ask(key, params); ok {
 			return ans, nil
 		}
 		return nil, ErrInputRequired
@@ -450,17 +416,6 @@ func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawM
 	case <-s.stopping():
 		return nil, shutdownError{}
 	}
-}
-
-// outcome is what a resolved elicitation returns to ask.
-func (r elicitReply) outcome() (json.RawMessage, error) {
-	switch {
-	case r.err != nil:
-		return nil, r.err
-	case r.rpcErr != nil:
-		return nil, &ClientError{Code: r.rpcErr.Code, Message: r.rpcErr.Message, Data: r.rpcErr.Data}
-	}
-	return r.result, nil
 }
 
 // cancelRequest tells the client the server gave up on its request (not

@@ -13,7 +13,7 @@ import (
 	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
-// fuzzServer is a server with one legacy session and tools that answer at
+// fuzzServer is a server with one session (initialize) and tools that answer at
 // once, for fuzzing the message path without a network.
 func fuzzServer(f *testing.F) (*Server, string) {
 	srv := NewServer(Options{MaxBodyBytes: 1 << 16})
@@ -64,12 +64,12 @@ func FuzzServeMessage(f *testing.F) {
 	}
 	srv, sid := fuzzServer(f)
 	allowed := map[int]bool{200: true, 202: true, 400: true, 404: true, 413: true}
-	f.Fuzz(func(t *testing.T, body []byte, modern bool) {
+	f.Fuzz(func(t *testing.T, body []byte, stateless bool) {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json")
-		if modern {
+		if stateless {
 			req.Header.Set(HeaderProtocolVersion, "2026-07-28")
 			var m struct {
 				Method string `json:"method"`

@@ -1,10 +1,7 @@
 package runtime
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -25,32 +22,16 @@ const (
 // offered (405), because every server message here belongs to a call and
 // rides that call's stream.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.originAllowed(r.Header.Get("Origin")) {
-		s.log.Warn("request from a forbidden origin", "origin", r.Header.Get("Origin"))
-		httpError(w, http.StatusForbidden, CodeInvalidRequest, "origin not allowed")
-		return
-	}
-	if !s.hostAllowed(r) {
-		s.log.Warn("request for a foreign host on a loopback listener", "host", r.Host)
-		httpError(w, http.StatusForbidden, CodeInvalidRequest, "host not allowed")
+	if !s.checkOrigin(w, r) {
 		return
 	}
 	if s.shutdown.Load() {
 		httpError(w, http.StatusServiceUnavailable, CodeInternalError, "server is shutting down")
 		return
 	}
-	if s.opts.Authenticate != nil {
-		subject, err := s.opts.Authenticate(r)
-		if err == nil && len(subject) > maxSubjectBytes {
-			// Sessions and requestStates keep the subject: its size must
-			// not be the client's to choose (a raw token as the subject).
-			err = fmt.Errorf("Options.Authenticate returned a subject of %d bytes, more than %d: return a short identifier (a user id or a hash)", len(subject), maxSubjectBytes)
-		}
-		if err != nil {
-			httpError(w, http.StatusUnauthorized, CodeInvalidRequest, "unauthorized: "+err.Error())
-			return
-		}
-		r = r.WithContext(context.WithValue(r.Context(), subjectKey{}, subject))
+	r, ok := s.authenticate(w, r)
+	if !ok {
+		return
 	}
 	switch r.Method {
 	case http.MethodPost:
@@ -61,17 +42,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: use POST (GET streams are not offered)")
 	}
-}
-
-// maxSubjectBytes caps a subject from Options.Authenticate.
-const maxSubjectBytes = 1024
-
-// subjectKey carries Options.Authenticate's subject in a request context.
-type subjectKey struct{}
-
-func subjectOf(r *http.Request) string {
-	s, _ := r.Context().Value(subjectKey{}).(string)
-	return s
 }
 
 // httpError answers with an HTTP error status and a JSON-RPC error body
@@ -158,29 +128,25 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var msg message
-	if err := decodeMessage(body, &msg); err != nil { // body is not reused: msg may hold slices of it
-		e := decodeFailure(err)
-		httpError(w, http.StatusBadRequest, e.Code, e.Message)
-		return
-	}
-	if err := msg.validate(); err != nil {
-		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)))
+	kind, rerr := readMessage(body, &msg) // body is not reused: msg may hold slices of it
+	if rerr != nil {
+		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
 		return
 	}
 	sk := newHTTPSink(w, sseOK, nil)
 	sk.outliveTimeouts(r)
-	if modernHTTP(r, &msg) {
-		if msg.isNotification() {
+	if isInputRequiredHTTP(r, &msg) {
+		if kind == notificationMessage {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		mm, rerr := checkModernHTTP(r, &msg)
+		mm, rerr := checkInputRequiredHTTP(r, &msg)
 		if rerr != nil { // every per-request rule failure is a 400
 			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
 			return
 		}
 		mm.subject = subjectOf(r)
-		s.finish(sk, s.modernRequest(r.Context(), &msg, mm, sk))
+		s.finish(sk, s.inputRequiredRequest(r.Context(), &msg, mm, sk))
 		return
 	}
 	if msg.Method == "initialize" {
@@ -200,18 +166,18 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess.touch()
-	switch {
-	case msg.isResponse():
+	switch kind {
+	case responseMessage:
 		if status, text := s.routeReply(r.Context(), sess, &msg, body); status != http.StatusAccepted {
 			httpError(w, status, CodeInvalidRequest, text)
 			return
 		}
 		w.WriteHeader(http.StatusAccepted)
-	case msg.isNotification():
-		s.legacyNotification(sess, &msg)
+	case notificationMessage:
+		s.sessionNotification(sess, &msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		s.finish(sk, s.legacyRequest(r.Context(), sess, &msg, sk))
+		s.finish(sk, s.sessionRequest(r.Context(), sess, &msg, sk))
 	}
 }
 
@@ -287,18 +253,12 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 		httpError(w, http.StatusNotFound, CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil, false
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !isLegacyVersion(v) {
+	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !isSessionVersion(v) {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "unsupported "+HeaderProtocolVersion+" "+strconv.Quote(v))
 		return nil, false
 	}
 	s.refreshSession(r.Context(), sess)
 	return sess, true
-}
-
-type initializeParams struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ClientInfo      json.RawMessage `json:"clientInfo"`
 }
 
 func (s *Server) serveDELETE(w http.ResponseWriter, r *http.Request) {

@@ -74,7 +74,7 @@ type message struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
 
-	// params is Params decoded once, on first use: the era check, the
+	// params is Params decoded once, on first use: the mechanism check, the
 	// 2026-07-28 rules and tools/call all look at the same fields.
 	params    *requestParams
 	paramsErr error
@@ -431,6 +431,45 @@ func asciiEqualFold(b []byte, s string) bool {
 func (m *message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }
 func (m *message) isNotification() bool { return m.Method != "" && len(m.ID) == 0 }
 func (m *message) isResponse() bool     { return m.Method == "" && len(m.ID) > 0 }
+
+// msgKind is what a JSON-RPC message is.
+type msgKind uint8
+
+const (
+	invalidMessage      msgKind = iota // not JSON, or not JSON-RPC 2.0
+	requestMessage                     // a method and an id: answered
+	notificationMessage                // a method, no id: never answered
+	responseMessage                    // an id, a result or an error: a client's answer
+)
+
+// readMessage decodes one message — a POST body, a batch item, a stdio
+// line — into m and tells what it is. Every transport classifies its
+// messages through it. For an invalid message it returns the error to
+// answer with, for m.ID: a message that could not be decoded leaves m
+// empty (the reply's id is null), and encodeError writes an invalid id as
+// null too. Whether an invalid message is answered at all is the
+// transport's choice (see owesErrorReply).
+func readMessage(b []byte, m *message) (msgKind, *RPCError) {
+	if err := decodeMessage(b, m); err != nil {
+		*m = message{}
+		return invalidMessage, decodeFailure(err)
+	}
+	if err := m.validate(); err != nil {
+		return invalidMessage, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err)
+	}
+	switch {
+	case m.isResponse():
+		return responseMessage, nil
+	case m.isNotification():
+		return notificationMessage, nil
+	}
+	return requestMessage, nil
+}
+
+// owesErrorReply reports whether an invalid message gets an error reply on
+// a transport that may stay silent (stdio): all but one that has a valid
+// id and no method, since a response is never answered.
+func (m *message) owesErrorReply() bool { return m.Method != "" || !validID(m.ID) }
 
 // validate reports a message that is not JSON-RPC 2.0.
 func (m *message) validate() error {

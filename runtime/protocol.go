@@ -17,21 +17,21 @@ const (
 	Version20260728 = subset.V2026_07_28
 )
 
-// legacyVersions are negotiated by initialize, newest first.
-var legacyVersions = []string{Version20251125, Version20250618, Version20250326}
+// sessionVersions are negotiated by initialize, newest first.
+var sessionVersions = []string{Version20251125, Version20250618, Version20250326}
 
-// latestLegacy is what initialize answers when the client asks for a version
-// this server does not speak.
-const latestLegacy = Version20251125
+// latestSessionVersion is what initialize answers when the client asks for a
+// version this server does not speak.
+const latestSessionVersion = Version20251125
 
-func isLegacyVersion(v string) bool { return slices.Contains(legacyVersions, v) }
+func isSessionVersion(v string) bool { return slices.Contains(sessionVersions, v) }
 
 // negotiate picks the version to answer an initialize with.
 func negotiate(requested string) string {
-	if isLegacyVersion(requested) {
+	if isSessionVersion(requested) {
 		return requested
 	}
-	return latestLegacy
+	return latestSessionVersion
 }
 
 // hasFormElicitation reports whether version v defines form elicitation.

@@ -41,7 +41,7 @@ type Session struct {
 	closeErr error
 	done     chan struct{} // closed when the session ends
 
-	modern *roundtrip.Run // set on a 2026-07-28 request view
+	inputRun *roundtrip.Run // set on a request view of the input_required mechanism
 }
 
 func newSession(srv *Server, id, version string, facts clientFacts) *Session {
@@ -57,8 +57,8 @@ func newSession(srv *Server, id, version string, facts clientFacts) *Session {
 	return s
 }
 
-// Caps on what a legacy session keeps of its initialize for its whole life
-// (and publishes to Options.Cluster), so that a session costs the same
+// Caps on what an initialized session keeps of its initialize for its whole
+// life (and publishes to Options.Cluster), so that a session costs the same
 // whatever its client sent.
 const (
 	// MaxClientCapabilitiesBytes caps the capabilities object of an
@@ -74,14 +74,14 @@ const (
 type clientFacts struct {
 	caps elicitCaps
 	// capabilities is the client's capabilities object: compacted, at
-	// most MaxClientCapabilitiesBytes on a legacy session.
+	// most MaxClientCapabilitiesBytes on an initialized session.
 	capabilities json.RawMessage
 	// clientInfo is {"name","version"} of the client's clientInfo, each
-	// cut to MaxClientInfoBytes, on a legacy session.
+	// cut to MaxClientInfoBytes, on an initialized session.
 	clientInfo json.RawMessage
 }
 
-// keepClientFacts is what a legacy session keeps of its initialize's
+// keepClientFacts is what an initialized session keeps of its initialize's
 // capabilities and clientInfo: an error when capabilities are too long.
 func keepClientFacts(capabilities, clientInfo json.RawMessage) (clientFacts, error) {
 	f := clientFacts{caps: parseElicitCaps(capabilities), clientInfo: keptClientInfo(clientInfo)}
@@ -132,7 +132,7 @@ func (s *Session) ID() string { return s.id }
 // protocol version.
 func (s *Session) ProtocolVersion() string { return s.protocol }
 
-// ClientInfo is the client's clientInfo. On a legacy session it is
+// ClientInfo is the client's clientInfo. On an initialized session it is
 // {"name":…,"version":…} re-encoded from initialize's, each cut to
 // MaxClientInfoBytes (a session keeps nothing else of it, so that its cost
 // does not depend on what the client sent); nil when it named neither. On
@@ -144,9 +144,9 @@ func (s *Session) ClientInfo() json.RawMessage { return s.clientInfo }
 func (s *Session) Subject() string { return s.subject }
 
 // ClientCapabilities is the capabilities object the client declared:
-// initialize's on a legacy session, compacted (an initialize with more than
-// MaxClientCapabilitiesBytes of it is refused), the request's _meta one on
-// 2026-07-28, raw (read per request, as that protocol requires). It lets a
+// initialize's on an initialized session, compacted (an initialize with more
+// than MaxClientCapabilitiesBytes of it is refused), the request's _meta one
+// on 2026-07-28, raw (read per request, as that protocol requires). It lets a
 // handler check a capability this package does not model, e.g. sampling.
 func (s *Session) ClientCapabilities() json.RawMessage { return s.capabilities }
 

@@ -19,7 +19,7 @@ import (
 // same Elicit and Elicit[T] — for clients that start the server as a child
 // process.
 //
-// An initialize selects legacy semantics for the connection (one session
+// An initialize selects the session mechanism for the connection (one session
 // for as long as it lasts): an eliciting handler writes elicitation/create as
 // a line and the client's response line is routed to it by id. A request
 // with 2026-07-28 _meta is served statelessly, elicitation being the
@@ -28,12 +28,12 @@ import (
 //
 // A line that is not JSON, is too long (Options.MaxBodyBytes) or is not
 // JSON-RPC gets a JSON-RPC error; nothing but JSON-RPC lines is ever written
-// to out (logs go to Options.Logger). At most MaxStdioInFlight requests
-// run at once, plus Options.MaxPendingElicitations (so that calls waiting
-// on an answer never fill it); past that, ServeStdio reads nothing until
-// one ends, so a client that does not read its replies holds the server's
-// memory to that many requests instead of growing it. ServeStdio returns nil when in ends
-// (EOF), after ending the connection's calls — waiting elicitations get
+// to out (logs go to Options.Logger). At most MaxStdioInFlight requests run
+// at once, plus Options.MaxPendingElicitations (so that calls waiting on an
+// answer never fill it); past that, ServeStdio reads nothing until one ends,
+// so a client that does not read its replies holds the server's memory to
+// that many requests instead of growing it. ServeStdio returns nil when in
+// ends (EOF), after ending the connection's calls — waiting elicitations get
 // ErrSessionClosed and every call writes its result — or ctx.Err() when ctx
 // ends first, or the read error.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -223,25 +223,19 @@ func (c *stdioConn) handleLine(line []byte) {
 		return
 	}
 	var msg message
-	if err := decodeMessage(line, &msg); err != nil {
-		c.writeError(nil, decodeFailure(err))
-		return
-	}
-	if err := msg.validate(); err != nil {
-		if len(msg.ID) > 0 && !validID(msg.ID) {
-			msg.ID = nil
-		}
-		if msg.Method != "" || len(msg.ID) == 0 { // never answer a response
-			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "invalid request: %v", err))
+	kind, rerr := readMessage(line, &msg)
+	if rerr != nil {
+		if msg.owesErrorReply() {
+			c.writeError(msg.ID, rerr)
 		}
 		return
 	}
 	if msg.Method == "notifications/cancelled" {
-		c.cancel(&msg) // _meta is optional on notifications, so in either era
+		c.cancel(&msg) // _meta is optional on notifications, so under either mechanism
 		return
 	}
 	if msg.Method == "server/discover" || hasMetaVersion(&msg) {
-		c.handleModern(&msg)
+		c.handleInputRequired(&msg)
 		return
 	}
 	c.mu.Lock()
@@ -262,44 +256,44 @@ func (c *stdioConn) handleLine(line []byte) {
 		return
 	}
 	if sess == nil {
-		if msg.isRequest() {
+		if kind == requestMessage {
 			c.writeError(msg.ID, rpcErrorf(CodeInvalidRequest, "send initialize first (or 2026-07-28 _meta on every request)"))
 		}
 		return
 	}
-	switch {
-	case msg.isResponse():
-		c.srv.legacyReply(sess, &msg)
-	case msg.isNotification():
-		c.srv.legacyNotification(sess, &msg)
+	switch kind {
+	case responseMessage:
+		c.srv.sessionReply(sess, &msg)
+	case notificationMessage:
+		c.srv.sessionNotification(sess, &msg)
 	default:
-		c.goRequest(func(sk sink) reply { return c.srv.legacyRequest(c.ctx, sess, &msg, sk) })
+		c.goRequest(func(sk sink) reply { return c.srv.sessionRequest(c.ctx, sess, &msg, sk) })
 	}
 }
 
-// handleModern serves a 2026-07-28 message; stdio has no headers, so only
-// the _meta rules apply.
-func (c *stdioConn) handleModern(msg *message) {
+// handleInputRequired serves a 2026-07-28 message; stdio has no headers, so
+// only the _meta rules apply.
+func (c *stdioConn) handleInputRequired(msg *message) {
 	if msg.isNotification() {
 		return
 	}
 	if msg.isResponse() {
 		return // 2026-07-28 servers send no requests, so nothing is answered
 	}
-	mm, rerr := parseModernMeta(msg)
+	mm, rerr := parseRequestMeta(msg)
 	if rerr == nil {
-		rerr = checkModernVersion(mm)
+		rerr = checkRequestVersion(mm)
 	}
 	if rerr != nil {
 		c.writeError(msg.ID, rerr)
 		return
 	}
 	mm.calls = &c.calls
-	c.goRequest(func(sk sink) reply { return c.srv.modernRequest(c.ctx, msg, mm, sk) })
+	c.goRequest(func(sk sink) reply { return c.srv.inputRequiredRequest(c.ctx, msg, mm, sk) })
 }
 
 // cancel handles notifications/cancelled: the id names a 2026-07-28 call of
-// the connection or a call of its legacy session.
+// the connection or a call of its session (after initialize).
 func (c *stdioConn) cancel(msg *message) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`

@@ -101,7 +101,7 @@ func resultTextOf(m map[string]any) (string, bool) {
 	return b.String(), isErr
 }
 
-func TestStdioLegacyElicit(t *testing.T) {
+func TestStdioSessionElicit(t *testing.T) {
 	f := newFixture(t, Options{})
 	// The elicitation's message names the call, so answers can be told apart.
 	f.srv.AddTool(Tool{Name: "askas"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
@@ -217,7 +217,7 @@ func TestStdioCancelled(t *testing.T) {
 	}
 }
 
-func TestStdioModern(t *testing.T) {
+func TestStdioInputRequired(t *testing.T) {
 	f := newFixture(t, Options{})
 	p := startStdio(t, f, context.Background())
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`

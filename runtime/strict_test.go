@@ -37,14 +37,14 @@ func TestAnswerCountsOnlyForTheQuestionAsked(t *testing.T) {
 		return TextResult("added " + p + " for " + content["username"].(string)), nil
 	})
 	c := f.newClient()
-	r := c.modernCallTool("add-peer", `{}`, modernCapsElicit, "")
+	r := c.inputRequiredCallTool("add-peer", `{}`, inputRequiredCapsElicit, "")
 	if o := f.waitOutcome(); !errors.Is(o.err, ErrInputRequired) || !strings.Contains(string(r.Result["inputRequests"]), "Add peer 192.0.2.1?") {
 		t.Fatalf("first run: %v, %v", o.err, r.Result)
 	}
 	answer := `{"elicit":{"action":"accept","content":{"username":"ada"}}}`
 
 	peer.Store("198.51.100.7") // the question changes before the answer comes back
-	r = c.modernCallTool("add-peer", `{}`, modernCapsElicit, retryExtra(answer, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("add-peer", `{}`, inputRequiredCapsElicit, retryExtra(answer, r.Result["requestState"]))
 	if o := f.waitOutcome(); !errors.Is(o.err, ErrInputRequired) {
 		t.Fatalf("an answer to %q counted for %q: %v, %v", "Add peer 192.0.2.1?", "Add peer 198.51.100.7?", o.content, r.Result)
 	}
@@ -53,7 +53,7 @@ func TestAnswerCountsOnlyForTheQuestionAsked(t *testing.T) {
 	}
 
 	// Answering the question asked completes the call.
-	r = c.modernCallTool("add-peer", `{}`, modernCapsElicit, retryExtra(answer, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("add-peer", `{}`, inputRequiredCapsElicit, retryExtra(answer, r.Result["requestState"]))
 	if o := f.waitOutcome(); o.err != nil {
 		t.Fatalf("third run: %v", o.err)
 	}
@@ -136,40 +136,40 @@ var strictCases = []struct {
 	{"params member case", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"Name":"plain","arguments":{}}}`, "1", "-32602", `member "Name" is not "name"`},
 }
 
-// TestStrictJSONRPCOverHTTP: on a legacy session, on 2026-07-28 and in a
+// TestStrictJSONRPCOverHTTP: in a session, on 2026-07-28 and in a
 // 2025-03-26 batch, a message with an invalid id gets an error with a null
 // id (never the id echoed, so the reply stays valid UTF-8 JSON), and member
 // names are exact and unique: "Method" is not "method", and a message that
 // names a member twice is refused instead of one of the two winning.
 func TestStrictJSONRPCOverHTTP(t *testing.T) {
 	f := newFixture(t, Options{})
-	legacy := f.connect("2025-11-25", `{"elicitation":{}}`)
+	sessionful := f.connect("2025-11-25", `{"elicitation":{}}`)
 	for _, tc := range strictCases {
-		body := legacy.expect(legacy.post(tc.body), map[bool]int{true: 200, false: 400}[tc.code == "-32602"])
+		body := sessionful.expect(sessionful.post(tc.body), map[bool]int{true: 200, false: 400}[tc.code == "-32602"])
 		id, code, msg := wireError(t, tc.name, body)
 		if string(id) != tc.id || strconv.Itoa(code) != tc.code || !strings.Contains(msg, tc.says) {
-			t.Errorf("legacy, %s: id %s, code %d, %q", tc.name, id, code, msg)
+			t.Errorf("sessionful, %s: id %s, code %d, %q", tc.name, id, code, msg)
 		}
 	}
 	// 2026-07-28: the same rules before any header check.
-	modern := f.newClient()
+	stateless := f.newClient()
 	for _, tc := range strictCases[:7] {
-		body := modern.expect(modern.post(strings.Replace(tc.body, `"jsonrpc":"2.0"`, `"jsonrpc":"2.0","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, 1), modernHeaders("ping", "")...), 400)
+		body := stateless.expect(stateless.post(strings.Replace(tc.body, `"jsonrpc":"2.0"`, `"jsonrpc":"2.0","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, 1), inputRequiredHeaders("ping", "")...), 400)
 		if id, code, msg := wireError(t, tc.name, body); string(id) != tc.id || strconv.Itoa(code) != tc.code || !strings.Contains(msg, tc.says) {
-			t.Errorf("modern, %s: id %s, code %d, %q", tc.name, id, code, msg)
+			t.Errorf("stateless, %s: id %s, code %d, %q", tc.name, id, code, msg)
 		}
 	}
-	raw := modern.expect(modern.post(modernBody(1, "tools/call", `"name":"ask","arguments":{},"inputResponses":{"elicit":{"action":"cancel"},"elicit":{"action":"accept","content":{"username":"ada"}}},"requestState":"x"`, modernCapsElicit), modernHeaders("tools/call", "ask")...), 200)
+	raw := stateless.expect(stateless.post(inputRequiredBody(1, "tools/call", `"name":"ask","arguments":{},"inputResponses":{"elicit":{"action":"cancel"},"elicit":{"action":"accept","content":{"username":"ada"}}},"requestState":"x"`, inputRequiredCapsElicit), inputRequiredHeaders("tools/call", "ask")...), 200)
 	if id, code, msg := wireError(t, "inputResponses twice", raw); string(id) != "1" || code != CodeInvalidParams || !strings.Contains(msg, `member "elicit" appears more than once`) {
-		t.Errorf("modern, inputResponses twice: id %s, code %d, %q", id, code, msg)
+		t.Errorf("stateless, inputResponses twice: id %s, code %d, %q", id, code, msg)
 	}
-	resp := modern.post(modernBody(2, "tools/call", `"name":"plain","Name":"ask","arguments":{}`, modernCapsElicit), modernHeaders("tools/call", "plain")...)
+	resp := stateless.post(inputRequiredBody(2, "tools/call", `"name":"plain","Name":"ask","arguments":{}`, inputRequiredCapsElicit), inputRequiredHeaders("tools/call", "plain")...)
 	if id, code, msg := wireError(t, "params member case", readAll(t, resp)); string(id) != "2" || code != CodeInvalidParams || !strings.Contains(msg, `member "Name" is not "name"`) {
-		t.Errorf("modern, params member case: id %s, code %d, %q", id, code, msg)
+		t.Errorf("stateless, params member case: id %s, code %d, %q", id, code, msg)
 	}
 	// A number with a fraction is a valid id (MCP's RequestId is any
 	// number): it is echoed as sent.
-	body := legacy.expect(legacy.post(`{"jsonrpc":"2.0","id":1.50,"method":"ping"}`), 200)
+	body := sessionful.expect(sessionful.post(`{"jsonrpc":"2.0","id":1.50,"method":"ping"}`), 200)
 	if !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":1.50,"result":`) {
 		t.Errorf("fractional id: %s", body)
 	}

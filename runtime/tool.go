@@ -32,7 +32,7 @@ type CallToolRequest struct {
 	Meta map[string]json.RawMessage
 	// Round counts the input_required round trips before this run of a
 	// 2026-07-28 call: 0 on the first run, 1 on the first retry, ... It is
-	// always 0 on legacy sessions, where Elicit waits in place.
+	// always 0 in a session (initialize), where Elicit waits in place.
 	Round int
 
 	call *call
@@ -64,7 +64,7 @@ func (r *CallToolRequest) Progress(progress, total float64, message string) erro
 // Log sends notifications/message (a log entry) on this call's stream. A
 // 2026-07-28 request gets it only if its _meta asked for a log level.
 func (r *CallToolRequest) Log(level, logger string, data any) error {
-	if r.call == nil || (r.call.modern && r.call.logLevel == "") {
+	if r.call == nil || (r.call.inputRequired && r.call.logLevel == "") {
 		return nil
 	}
 	params := map[string]any{"level": level, "data": data}

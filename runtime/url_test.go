@@ -69,12 +69,12 @@ func TestElicitURL(t *testing.T) {
 	}
 }
 
-const modernCapsURL = `{"elicitation":{"form":{},"url":{}}}`
+const inputRequiredCapsURL = `{"elicitation":{"form":{},"url":{}}}`
 
-// TestModernElicitURL: on 2026-07-28 ElicitURL is an input_required round
-// trip under a key that is the same on every run ("url"), with no
+// TestInputRequiredElicitURL: on 2026-07-28 ElicitURL is an input_required
+// round trip under a key that is the same on every run ("url"), with no
 // elicitationId; the retry's accept or decline reaches the rerun handler.
-func TestModernElicitURL(t *testing.T) {
+func TestInputRequiredElicitURL(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "login"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		if _, err := req.Session.ElicitURL(ctx, "Sign in to continue", "https://auth.example/start"); err != nil {
@@ -84,7 +84,7 @@ func TestModernElicitURL(t *testing.T) {
 	})
 	c := f.newClient()
 	for _, tc := range []struct{ action, want string }{{"accept", "signed in"}, {"decline", "declined"}} {
-		r := c.modernCallTool("login", `{}`, modernCapsURL, "")
+		r := c.inputRequiredCallTool("login", `{}`, inputRequiredCapsURL, "")
 		var reqs map[string]struct {
 			Method string
 			Params map[string]any
@@ -99,14 +99,14 @@ func TestModernElicitURL(t *testing.T) {
 		if _, ok := p["elicitationId"]; ok {
 			t.Errorf("2026-07-28 has no elicitationId: %v", p)
 		}
-		r = c.modernCallTool("login", `{}`, modernCapsURL, retryExtra(`{"url":{"action":"`+tc.action+`"}}`, r.Result["requestState"]))
+		r = c.inputRequiredCallTool("login", `{}`, inputRequiredCapsURL, retryExtra(`{"url":{"action":"`+tc.action+`"}}`, r.Result["requestState"]))
 		if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), tc.want) {
 			t.Errorf("%s: %v", tc.action, r.Result)
 		}
 	}
 	// A client without the url capability: -32021 naming it.
 	c.next++
-	body := c.expect(c.post(modernBody(c.next, "tools/call", `"name":"login","arguments":{}`, `{"elicitation":{"form":{}}}`), modernHeaders("tools/call", "login")...), 400)
+	body := c.expect(c.post(inputRequiredBody(c.next, "tools/call", `"name":"login","arguments":{}`, `{"elicitation":{"form":{}}}`), inputRequiredHeaders("tools/call", "login")...), 400)
 	if r := decodeResponse(t, body); r.Error == nil || r.Error.Code != CodeMissingCapability || !strings.Contains(string(r.Error.Data), `"url"`) {
 		t.Errorf("form-only client: %s", body)
 	}
@@ -147,38 +147,38 @@ func TestURLElicitationRequiredEveryProtocol(t *testing.T) {
 		return got
 	}
 
-	r := c.modernCallTool("needs-login", `{}`, modernCapsURL, "")
+	r := c.inputRequiredCallTool("needs-login", `{}`, inputRequiredCapsURL, "")
 	if got := urlRequests(r); got["url_required"] != "https://auth.example/e1" || got["url_required_2"] != "https://pay.example/e2" || len(got) != 2 {
 		t.Fatalf("round 1 asks %v", got)
 	}
 	// Accepted, but the handler still needs them: asked again, next keys.
-	r = c.modernCallTool("needs-login", `{}`, modernCapsURL, retryExtra(`{"url_required":{"action":"accept"},"url_required_2":{"action":"accept"}}`, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("needs-login", `{}`, inputRequiredCapsURL, retryExtra(`{"url_required":{"action":"accept"},"url_required_2":{"action":"accept"}}`, r.Result["requestState"]))
 	if got := urlRequests(r); got["url_required_3"] != "https://auth.example/e1" || got["url_required_4"] != "https://pay.example/e2" || len(got) != 2 {
 		t.Fatalf("round 2 asks %v", got)
 	}
 	signedIn.Store(true)
-	r = c.modernCallTool("needs-login", `{}`, modernCapsURL, retryExtra(`{"url_required_3":{"action":"accept"},"url_required_4":{"action":"accept"}}`, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("needs-login", `{}`, inputRequiredCapsURL, retryExtra(`{"url_required_3":{"action":"accept"},"url_required_4":{"action":"accept"}}`, r.Result["requestState"]))
 	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), "done after 3 runs, round 2") {
 		t.Fatalf("round 3: %v", r.Result)
 	}
 
 	// Declined: the call ends with an isError result.
 	signedIn.Store(false)
-	r = c.modernCallTool("needs-login", `{}`, modernCapsURL, "")
+	r = c.inputRequiredCallTool("needs-login", `{}`, inputRequiredCapsURL, "")
 	urlRequests(r)
-	r = c.modernCallTool("needs-login", `{}`, modernCapsURL, retryExtra(`{"url_required":{"action":"accept"},"url_required_2":{"action":"decline"}}`, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("needs-login", `{}`, inputRequiredCapsURL, retryExtra(`{"url_required":{"action":"accept"},"url_required_2":{"action":"decline"}}`, r.Result["requestState"]))
 	if str(r.Result["resultType"]) != "complete" || string(r.Result["isError"]) != "true" || !strings.Contains(string(r.Result["content"]), "sign in first") {
 		t.Fatalf("declined: %v", r.Result)
 	}
 
 	// 2026-07-28 without the url capability: -32021.
 	c.next++
-	body := c.expect(c.post(modernBody(c.next, "tools/call", `"name":"needs-login","arguments":{}`, modernCapsElicit), modernHeaders("tools/call", "needs-login")...), 400)
+	body := c.expect(c.post(inputRequiredBody(c.next, "tools/call", `"name":"needs-login","arguments":{}`, inputRequiredCapsElicit), inputRequiredHeaders("tools/call", "needs-login")...), 400)
 	if r := decodeResponse(t, body); r.Error == nil || r.Error.Code != CodeMissingCapability || !strings.Contains(string(r.Error.Data), `"url"`) {
-		t.Errorf("form-only modern client: %s", body)
+		t.Errorf("form-only stateless client: %s", body)
 	}
 
-	// Legacy sessions that cannot be sent URLs get an isError result, never
+	// Sessions that cannot be sent URLs get an isError result, never
 	// the -32042 their protocol does not define.
 	for _, tc := range []struct{ version, caps string }{{"2025-06-18", `{"elicitation":{}}`}, {"2025-11-25", `{"elicitation":{"form":{}}}`}} {
 		lc := f.connect(tc.version, tc.caps)
@@ -203,7 +203,7 @@ func TestURLRequiredAnswersOfferedUpFront(t *testing.T) {
 		fmt.Fprintf(&b, `,"url_required_%d":{"action":"accept"}`, i)
 	}
 	b.WriteString("}")
-	r := f.newClient().modernCallTool("needs-login", `{}`, modernCapsURL, `"inputResponses":`+b.String())
+	r := f.newClient().inputRequiredCallTool("needs-login", `{}`, inputRequiredCapsURL, `"inputResponses":`+b.String())
 	if str(r.Result["resultType"]) != "input_required" || string(r.Result["inputRequests"]) != `{"url_required":{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://auth.example/e1"}}}` || len(r.Result["requestState"]) > 200 {
 		t.Fatalf("got %v", r.Result)
 	}

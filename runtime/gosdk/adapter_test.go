@@ -152,7 +152,7 @@ func TestClientError(t *testing.T) {
 }
 
 // Content that breaks the form is a *runtime.ContentError naming the field,
-// in both eras.
+// on every protocol version.
 func TestBadContent(t *testing.T) {
 	f := start(t)
 	for _, v := range versions {
@@ -173,7 +173,7 @@ func TestBadContent(t *testing.T) {
 }
 
 // On 2026-07-28 a handler that returns the missing-capability error fails
-// the call with -32021 naming the capability; on a legacy session it is a
+// the call with -32021 naming the capability; in a session it is a
 // plain error.
 func TestMissingCapability(t *testing.T) {
 	f := start(t)
@@ -183,17 +183,17 @@ func TestMissingCapability(t *testing.T) {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != mcpclient.CodeMissingRequiredClientCapability || !strings.Contains(string(rpcErr.Data), `"elicitation":{"form":{}}`) {
 		t.Fatalf("got %v, want -32021", err)
 	}
-	legacy := connect(t, f.url, "2025-11-25", nil)
-	if _, err := call(t, legacy, "ask"); err != nil {
+	sessionful := connect(t, f.url, "2025-11-25", nil)
+	if _, err := call(t, sessionful, "ask"); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
-		t.Fatalf("legacy: %v", err)
+		t.Fatalf("sessionful: %v", err)
 	}
 }
 
 // Two forms in sequence under explicit keys: two input_required rounds on
-// 2026-07-28, each asking the next key; two requests on a legacy session.
+// 2026-07-28, each asking the next key; two requests in a session.
 func TestTwoKeys(t *testing.T) {
 	f := start(t)
 	for _, v := range versions {

@@ -106,7 +106,7 @@ type call struct {
 
 func (a *Adapter) begin(req *mcp.CallToolRequest) (*call, error) {
 	c := &call{req: req}
-	if req == nil || req.Params == nil || !adapter.IsModern(req.ProtocolVersion()) {
+	if req == nil || req.Params == nil || !adapter.IsInputRequired(req.ProtocolVersion()) {
 		return c, nil
 	}
 	responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
@@ -201,7 +201,7 @@ func Elicit[T any, P interface {
 	}, message, opts...)
 }
 
-// askSession sends elicitation/create on a legacy session and returns the
+// askSession sends elicitation/create in a session and returns the
 // client's result as JSON.
 func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message string, schema json.RawMessage) (json.RawMessage, error) {
 	if req.Session == nil {

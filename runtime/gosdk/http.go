@@ -8,28 +8,28 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// NewStreamableHTTPHandler serves s over Streamable HTTP in both protocol
-// eras on one endpoint. The go-sdk serves 2026-07-28 only without sessions
-// (StreamableHTTPOptions.Stateless) and can send a legacy client an
-// elicitation/create only with them, so this routes each request: one that
-// names a 2026-07-28 (or later) MCP-Protocol-Version and carries no
+// NewStreamableHTTPHandler serves s over Streamable HTTP with sessions and
+// without on one endpoint. The go-sdk serves 2026-07-28 only without sessions
+// (StreamableHTTPOptions.Stateless) and can send a client of an initialized
+// session an elicitation/create only with them, so this routes each request:
+// one that names a 2026-07-28 (or later) MCP-Protocol-Version and carries no
 // Mcp-Session-Id goes to a stateless handler, every other one (initialize,
-// session traffic) to a stateful one. opts may be nil; its Stateless field
-// is ignored.
+// session traffic) to a stateful one. opts may be nil; its Stateless field is
+// ignored.
 func NewStreamableHTTPHandler(s *mcp.Server, opts *mcp.StreamableHTTPOptions) http.Handler {
-	var legacy, modern mcp.StreamableHTTPOptions
+	var sessionOpts, statelessOpts mcp.StreamableHTTPOptions
 	if opts != nil {
-		legacy, modern = *opts, *opts
+		sessionOpts, statelessOpts = *opts, *opts
 	}
-	legacy.Stateless, modern.Stateless = false, true
+	sessionOpts.Stateless, statelessOpts.Stateless = false, true
 	get := func(*http.Request) *mcp.Server { return s }
-	lh := mcp.NewStreamableHTTPHandler(get, &legacy)
-	mh := mcp.NewStreamableHTTPHandler(get, &modern)
+	sessionful := mcp.NewStreamableHTTPHandler(get, &sessionOpts)
+	stateless := mcp.NewStreamableHTTPHandler(get, &statelessOpts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Session-Id") == "" && adapter.IsModern(strings.TrimSpace(r.Header.Get("MCP-Protocol-Version"))) {
-			mh.ServeHTTP(w, r)
+		if r.Header.Get("Mcp-Session-Id") == "" && adapter.IsInputRequired(strings.TrimSpace(r.Header.Get("MCP-Protocol-Version"))) {
+			stateless.ServeHTTP(w, r)
 			return
 		}
-		lh.ServeHTTP(w, r)
+		sessionful.ServeHTTP(w, r)
 	})
 }

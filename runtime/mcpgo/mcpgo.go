@@ -187,7 +187,7 @@ func Elicit[T any, P interface {
 	}, message, opts...)
 }
 
-// askSession sends elicitation/create on a legacy session and returns the
+// askSession sends elicitation/create in a session and returns the
 // client's result as JSON.
 func askSession(ctx context.Context, srv *server.MCPServer, version, message string, schema json.RawMessage) (json.RawMessage, error) {
 	if srv == nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// One legacy elicitation round trip (tools/call, the elicitation on its
+// One elicitation round trip of a session (tools/call, the elicitation on its
 // stream, the answer POST, the result), measured side by side:
 //
 //	direct       one replica, no proxy, no cluster: the single-process floor
@@ -15,8 +15,8 @@ import (
 //	             its answer always land on different replicas, so every
 //	             answer is forwarded over NATS
 //
-//	go test -run '^$' -bench LegacyRoundTrip -benchmem ./runtime/natscluster
-func BenchmarkLegacyRoundTrip(b *testing.B) {
+//	go test -run '^$' -bench SessionRoundTrip -benchmem ./runtime/natscluster
+func BenchmarkSessionRoundTrip(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		top := newTopology(b, nil, 1)
 		benchRoundTrips(b, top.replicas[0].url, top)

@@ -25,8 +25,8 @@ type workload struct{ sessions, calls, parallel int }
 
 func (w workload) total() int { return w.sessions * w.calls }
 
-// legacyWorkload is 1,000 elicitations across 100 sessions (200 with -short).
-func legacyWorkload() workload {
+// sessionWorkload is 1,000 elicitations across 100 sessions (200 with -short).
+func sessionWorkload() workload {
 	if testing.Short() {
 		return workload{sessions: 20, calls: 10, parallel: 2}
 	}
@@ -44,9 +44,9 @@ func answerTag(_ context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitRes
 	return mcpclient.ElicitResult{Action: "accept", Content: content}, nil
 }
 
-// runLegacy drives w through endpoint with mcpclient sessions and returns
+// runSession drives w through endpoint with mcpclient sessions and returns
 // how many calls completed correctly and the first failures.
-func runLegacy(t *testing.T, endpoint, protocol string, w workload) (ok int64, failures []error) {
+func runSession(t *testing.T, endpoint, protocol string, w workload) (ok int64, failures []error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -108,15 +108,15 @@ func forwarded(top *topology) int64 {
 	return n
 }
 
-// Every legacy elicitation completes through a proxy without stickiness:
+// Every elicitation of a session completes through a proxy without stickiness:
 // sessions are adopted from the directory and answers are forwarded to the
 // replica whose handler waits for them.
-func TestLegacyElicitationsThroughRoundRobin(t *testing.T) {
+func TestSessionElicitationsThroughRoundRobin(t *testing.T) {
 	top := newTopology(t, startNATS(t), 3)
-	w := legacyWorkload()
-	ok, failures := runLegacy(t, top.url, runtime.Version20251125, w)
+	w := sessionWorkload()
+	ok, failures := runSession(t, top.url, runtime.Version20251125, w)
 	lost := int64(w.total()) - ok
-	t.Logf("legacy with the cluster: %d elicitations, %d completed, lost=%d, %d answers forwarded between replicas", w.total(), ok, lost, forwarded(top))
+	t.Logf("sessionful with the cluster: %d elicitations, %d completed, lost=%d, %d answers forwarded between replicas", w.total(), ok, lost, forwarded(top))
 	if lost != 0 {
 		t.Fatalf("lost=%d, want 0; first failures: %v", lost, failures)
 	}
@@ -137,12 +137,12 @@ func TestLegacyElicitationsThroughRoundRobin(t *testing.T) {
 }
 
 // The same workload without a cluster: what it prevents.
-func TestLegacyWithoutClusterLosesAnswers(t *testing.T) {
+func TestSessionWithoutClusterLosesAnswers(t *testing.T) {
 	top := newTopology(t, nil, 3)
-	w := legacyWorkload()
-	ok, failures := runLegacy(t, top.url, runtime.Version20251125, w)
+	w := sessionWorkload()
+	ok, failures := runSession(t, top.url, runtime.Version20251125, w)
 	lost := int64(w.total()) - ok
-	t.Logf("legacy without the cluster: %d elicitations, %d completed, lost=%d; e.g. %v", w.total(), ok, lost, failures[:min(len(failures), 2)])
+	t.Logf("sessionful without the cluster: %d elicitations, %d completed, lost=%d; e.g. %v", w.total(), ok, lost, failures[:min(len(failures), 2)])
 	if lost == 0 {
 		t.Fatal("lost=0 without a cluster: the test does not exercise cross-replica routing")
 	}
@@ -150,7 +150,7 @@ func TestLegacyWithoutClusterLosesAnswers(t *testing.T) {
 
 // 2026-07-28 calls need no cluster, only the shared RequestStateKeys: the
 // input_required retry is served by whichever replica it reaches.
-func TestModernCallsAnyReplica(t *testing.T) {
+func TestInputRequiredCallsAnyReplica(t *testing.T) {
 	for _, clustered := range []bool{true, false} {
 		t.Run(fmt.Sprintf("cluster=%v", clustered), func(t *testing.T) {
 			var top *topology
@@ -160,9 +160,9 @@ func TestModernCallsAnyReplica(t *testing.T) {
 				top = newTopology(t, nil, 3)
 			}
 			w := workload{sessions: 10, calls: 10, parallel: 2}
-			ok, failures := runLegacy(t, top.url, runtime.Version20260728, w)
+			ok, failures := runSession(t, top.url, runtime.Version20260728, w)
 			if lost := int64(w.total()) - ok; lost != 0 {
-				t.Fatalf("modern: lost=%d of %d; first failures: %v", lost, w.total(), failures)
+				t.Fatalf("stateless: lost=%d of %d; first failures: %v", lost, w.total(), failures)
 			}
 			served := 0
 			for _, r := range top.replicas {

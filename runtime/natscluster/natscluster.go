@@ -1,6 +1,7 @@
 // Package natscluster is a runtime.Cluster on NATS: several replicas of an
 // elicit server behind a load balancer without sticky sessions serve the
-// legacy (initialize, Mcp-Session-Id) era as if they were one process.
+// sessions (initialize, Mcp-Session-Id) of 2025-03-26 to 2025-11-25 as if
+// they were one process.
 //
 //	nc, err := nats.Connect(natsURL)
 //	...

@@ -205,7 +205,7 @@ func (r *replica) waitOutcome(tb testing.TB) error {
 	}
 }
 
-// rawClient is a bare-HTTP legacy client, for exchanges the test must
+// rawClient is a bare-HTTP client of a session, for exchanges the test must
 // place on a chosen replica.
 type rawClient struct {
 	hc  *http.Client

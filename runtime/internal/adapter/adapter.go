@@ -26,9 +26,9 @@ const toolsCall = "tools/call"
 // ErrNotAdapted is runtime.ErrNoCall with the fix.
 var ErrNotAdapted = fmt.Errorf("%w: register the tool through this adapter", runtime.ErrNoCall)
 
-// IsModern reports whether version v is served by the input_required round
-// trip (2026-07-28 and later).
-func IsModern(v string) bool { return v >= runtime.Version20260728 }
+// IsInputRequired reports whether version v is served by the input_required
+// round trip (2026-07-28 and later).
+func IsInputRequired(v string) bool { return v >= runtime.Version20260728 }
 
 // HasElicitMode reports whether version v has the elicitation "mode" field.
 func HasElicitMode(v string) bool { return v >= runtime.Version20251125 }
@@ -128,7 +128,7 @@ type Caller struct {
 	Unsupported error
 	// Run is the call's round trip on a 2026-07-28 request, else nil.
 	Run *Run
-	// Send asks on a legacy session (elicitation/create with mode "form"
+	// Send asks in an initialized session (elicitation/create with mode "form"
 	// where the version has it) and returns the client's raw ElicitResult.
 	Send func(message string, schema json.RawMessage) (json.RawMessage, error)
 }

@@ -97,12 +97,12 @@ func TestElicit(t *testing.T) {
 			return json.RawMessage(result), nil
 		}
 	}
-	legacy := Caller{Version: "2025-06-18", Send: send(`{"action":"accept","content":{"name":"ada"}}`)}
-	if p, err := Elicit[testform.NameForm](legacy, "Who?"); err != nil || p.Name != "ada" || len(sent) != 1 || !strings.HasPrefix(sent[0], `Who? {"type":"object"`) {
-		t.Errorf("legacy: %+v, %v, sent %q", p, err, sent)
+	sessionful := Caller{Version: "2025-06-18", Send: send(`{"action":"accept","content":{"name":"ada"}}`)}
+	if p, err := Elicit[testform.NameForm](sessionful, "Who?"); err != nil || p.Name != "ada" || len(sent) != 1 || !strings.HasPrefix(sent[0], `Who? {"type":"object"`) {
+		t.Errorf("sessionful: %+v, %v, sent %q", p, err, sent)
 	}
-	legacy.Send = send(`{"action":"accept","content":{}}`)
-	if _, err := Elicit[testform.NameForm](legacy, "Who?"); !errors.Is(err, runtime.ErrElicitInvalidContent) {
+	sessionful.Send = send(`{"action":"accept","content":{}}`)
+	if _, err := Elicit[testform.NameForm](sessionful, "Who?"); !errors.Is(err, runtime.ErrElicitInvalidContent) {
 		t.Errorf("bad content: %v", err)
 	}
 	// The adapters decode answers through the runtime's kit: the same strict
@@ -111,8 +111,8 @@ func TestElicit(t *testing.T) {
 	if _, err := Elicit[testform.FamiliesForm](multi, "Families?"); !errors.Is(err, runtime.ErrElicitInvalidContent) || !strings.Contains(err.Error(), `"families" item 1 repeats "ipv6-unicast"`) {
 		t.Errorf("repeated item: %v", err)
 	}
-	legacy.Send = send(`{"action":"decline","action":"accept","content":{"name":"ada"}}`)
-	if _, err := Elicit[testform.NameForm](legacy, "Who?"); !errors.Is(err, runtime.ErrElicitMalformed) || !strings.Contains(err.Error(), `member "action" appears more than once`) {
+	sessionful.Send = send(`{"action":"decline","action":"accept","content":{"name":"ada"}}`)
+	if _, err := Elicit[testform.NameForm](sessionful, "Who?"); !errors.Is(err, runtime.ErrElicitMalformed) || !strings.Contains(err.Error(), `member "action" appears more than once`) {
 		t.Errorf("action twice: %v", err)
 	}
 	sent = nil
@@ -127,11 +127,11 @@ func TestElicit(t *testing.T) {
 	// 2026-07-28: asked through the run under the form's key or WithKey's.
 	c, _ := NewCodec(nil, 0)
 	run, _ := Begin(c, "tool", nil, "", map[string]json.RawMessage{"who": []byte(`{"action":"cancel"}`)})
-	modern := Caller{Version: "2026-07-28", Run: run}
-	if _, err := Elicit[testform.NameForm](modern, "Who?"); !errors.Is(err, runtime.ErrInputRequired) {
+	stateless := Caller{Version: "2026-07-28", Run: run}
+	if _, err := Elicit[testform.NameForm](stateless, "Who?"); !errors.Is(err, runtime.ErrInputRequired) {
 		t.Errorf("first run: %v", err)
 	}
-	if _, err := Elicit[testform.NameForm](modern, "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrInputRequired) {
+	if _, err := Elicit[testform.NameForm](stateless, "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrInputRequired) {
 		t.Errorf("an answer under WithKey's key, never asked: %v", err)
 	}
 	reqs, state, _ := run.End()
@@ -139,8 +139,8 @@ func TestElicit(t *testing.T) {
 		t.Errorf("requests %+v", reqs)
 	}
 	retry, _ := Begin(c, "tool", nil, state, map[string]json.RawMessage{"who": []byte(`{"action":"cancel"}`)})
-	modern.Run = retry
-	if _, err := Elicit[testform.NameForm](modern, "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrElicitCanceled) {
+	stateless.Run = retry
+	if _, err := Elicit[testform.NameForm](stateless, "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrElicitCanceled) {
 		t.Errorf("the answer under WithKey's key, asked: %v", err)
 	}
 }
@@ -163,8 +163,8 @@ func TestVersions(t *testing.T) {
 	for v, want := range map[string][2]bool{
 		"2025-06-18": {false, false}, "2025-11-25": {false, true}, "2026-07-28": {true, true},
 	} {
-		if IsModern(v) != want[0] || HasElicitMode(v) != want[1] {
-			t.Errorf("%s: IsModern %v, HasElicitMode %v", v, IsModern(v), HasElicitMode(v))
+		if IsInputRequired(v) != want[0] || HasElicitMode(v) != want[1] {
+			t.Errorf("%s: IsInputRequired %v, HasElicitMode %v", v, IsInputRequired(v), HasElicitMode(v))
 		}
 	}
 	if !errors.Is(ErrNotAdapted, runtime.ErrNoCall) {

@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-const modernCapsElicit = `{"elicitation":{}}`
+const inputRequiredCapsElicit = `{"elicitation":{}}`
 
-// modernBody builds a 2026-07-28 request body.
-func modernBody(id int, method, params, caps string) string {
+// inputRequiredBody builds a 2026-07-28 request body.
+func inputRequiredBody(id int, method, params, caps string) string {
 	meta := fmt.Sprintf(`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}`, caps)
 	if params == "" {
 		params = "{" + meta + "}"
@@ -24,7 +24,7 @@ func modernBody(id int, method, params, caps string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
 }
 
-func modernHeaders(method, name string) []string {
+func inputRequiredHeaders(method, name string) []string {
 	h := []string{HeaderProtocolVersion + ": 2026-07-28", HeaderMethod + ": " + method}
 	if name != "" {
 		h = append(h, HeaderName+": "+name)
@@ -52,10 +52,10 @@ func str(raw json.RawMessage) string {
 	return s
 }
 
-func TestModernDiscoverAndList(t *testing.T) {
+func TestInputRequiredDiscoverAndList(t *testing.T) {
 	f := newFixture(t, Options{Name: "srv", Version: "2"})
 	c := f.newClient()
-	resp := c.post(modernBody(1, "server/discover", "", "{}"), modernHeaders("server/discover", "")...)
+	resp := c.post(inputRequiredBody(1, "server/discover", "", "{}"), inputRequiredHeaders("server/discover", "")...)
 	if resp.Header.Get(HeaderSessionID) != "" {
 		t.Error("a 2026-07-28 request minted a session")
 	}
@@ -71,16 +71,16 @@ func TestModernDiscoverAndList(t *testing.T) {
 	if !strings.Contains(string(r.Result["_meta"]), `"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"2"}`) {
 		t.Errorf("serverInfo _meta: %s", r.Result["_meta"])
 	}
-	r = decodeResponse(t, c.expect(c.post(modernBody(2, "tools/list", "", "{}"), modernHeaders("tools/list", "")...), 200))
+	r = decodeResponse(t, c.expect(c.post(inputRequiredBody(2, "tools/list", "", "{}"), inputRequiredHeaders("tools/list", "")...), 200))
 	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["tools"]), `"name":"ask"`) {
 		t.Errorf("tools/list: %v", r.Result)
 	}
 	if f.srv.SessionCount() != 0 {
-		t.Errorf("%d sessions after modern requests", f.srv.SessionCount())
+		t.Errorf("%d sessions after stateless requests", f.srv.SessionCount())
 	}
 }
 
-func TestModernErrors(t *testing.T) {
+func TestInputRequiredErrors(t *testing.T) {
 	f := newFixture(t, Options{})
 	c := f.newClient()
 	call := `"name":"plain","arguments":{}`
@@ -94,20 +94,20 @@ func TestModernErrors(t *testing.T) {
 		status  int
 		code    int
 	}{
-		{"no version header", modernBody(1, "tools/list", "", "{}"), []string{HeaderMethod + ": tools/list"}, 400, CodeHeaderMismatch},
-		{"no capabilities", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, modernHeaders("tools/list", ""), 400, CodeInvalidParams},
-		{"no _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, modernHeaders("tools/list", ""), 400, CodeInvalidParams},
-		{"header differs from _meta", meta("2099-01-01"), modernHeaders("tools/list", ""), 400, CodeHeaderMismatch},
+		{"no version header", inputRequiredBody(1, "tools/list", "", "{}"), []string{HeaderMethod + ": tools/list"}, 400, CodeHeaderMismatch},
+		{"no capabilities", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, inputRequiredHeaders("tools/list", ""), 400, CodeInvalidParams},
+		{"no _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, inputRequiredHeaders("tools/list", ""), 400, CodeInvalidParams},
+		{"header differs from _meta", meta("2099-01-01"), inputRequiredHeaders("tools/list", ""), 400, CodeHeaderMismatch},
 		{"unsupported version", meta("v999.0.0"), []string{HeaderProtocolVersion + ": v999.0.0", HeaderMethod + ": tools/list"}, 400, CodeUnsupportedVersion},
-		{"method header missing", modernBody(1, "tools/list", "", "{}"), []string{HeaderProtocolVersion + ": 2026-07-28"}, 400, CodeHeaderMismatch},
-		{"method header case", modernBody(1, "tools/list", "", "{}"), modernHeaders("TOOLS/LIST", ""), 400, CodeHeaderMismatch},
-		{"name header missing", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", ""), 400, CodeHeaderMismatch},
-		{"name header differs", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", "ask"), 400, CodeHeaderMismatch},
-		{"name header padded", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", "  plain  "), 200, 0},
-		{"name header base64", modernBody(1, "tools/call", call, "{}"), modernHeaders("tools/call", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("plain"))+"?="), 200, 0},
-		{"initialize is gone", modernBody(1, "initialize", "", "{}"), modernHeaders("initialize", ""), 404, CodeMethodNotFound},
-		{"ping is gone", modernBody(1, "ping", "", "{}"), modernHeaders("ping", ""), 404, CodeMethodNotFound},
-		{"unknown tool", modernBody(1, "tools/call", `"name":"nope"`, "{}"), modernHeaders("tools/call", "nope"), 200, CodeInvalidParams},
+		{"method header missing", inputRequiredBody(1, "tools/list", "", "{}"), []string{HeaderProtocolVersion + ": 2026-07-28"}, 400, CodeHeaderMismatch},
+		{"method header case", inputRequiredBody(1, "tools/list", "", "{}"), inputRequiredHeaders("TOOLS/LIST", ""), 400, CodeHeaderMismatch},
+		{"name header missing", inputRequiredBody(1, "tools/call", call, "{}"), inputRequiredHeaders("tools/call", ""), 400, CodeHeaderMismatch},
+		{"name header differs", inputRequiredBody(1, "tools/call", call, "{}"), inputRequiredHeaders("tools/call", "ask"), 400, CodeHeaderMismatch},
+		{"name header padded", inputRequiredBody(1, "tools/call", call, "{}"), inputRequiredHeaders("tools/call", "  plain  "), 200, 0},
+		{"name header base64", inputRequiredBody(1, "tools/call", call, "{}"), inputRequiredHeaders("tools/call", "=?base64?"+base64.StdEncoding.EncodeToString([]byte("plain"))+"?="), 200, 0},
+		{"initialize is gone", inputRequiredBody(1, "initialize", "", "{}"), inputRequiredHeaders("initialize", ""), 404, CodeMethodNotFound},
+		{"ping is gone", inputRequiredBody(1, "ping", "", "{}"), inputRequiredHeaders("ping", ""), 404, CodeMethodNotFound},
+		{"unknown tool", inputRequiredBody(1, "tools/call", `"name":"nope"`, "{}"), inputRequiredHeaders("tools/call", "nope"), 200, CodeInvalidParams},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,25 +134,26 @@ func TestModernErrors(t *testing.T) {
 	}
 }
 
-// modernCallTool posts a modern tools/call; extra is added to the params.
-func (c *client) modernCallTool(name, args, caps, extra string) rpcResponse {
+// inputRequiredCallTool posts a 2026-07-28 tools/call; extra is added to the
+// params.
+func (c *client) inputRequiredCallTool(name, args, caps, extra string) rpcResponse {
 	c.f.t.Helper()
 	c.next++
 	params := fmt.Sprintf(`"name":%q,"arguments":%s`, name, args)
 	if extra != "" {
 		params += "," + extra
 	}
-	return decodeResponse(c.f.t, c.expect(c.post(modernBody(c.next, "tools/call", params, caps), modernHeaders("tools/call", name)...), 200))
+	return decodeResponse(c.f.t, c.expect(c.post(inputRequiredBody(c.next, "tools/call", params, caps), inputRequiredHeaders("tools/call", name)...), 200))
 }
 
 func retryExtra(responses string, state json.RawMessage) string {
 	return fmt.Sprintf(`"inputResponses":%s,"requestState":%s`, responses, state)
 }
 
-func TestModernElicitRoundTrip(t *testing.T) {
+func TestInputRequiredElicitRoundTrip(t *testing.T) {
 	f := newFixture(t, Options{})
 	c := f.newClient()
-	r := c.modernCallTool("ask", `{}`, modernCapsElicit, "")
+	r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, "")
 	if str(r.Result["resultType"]) != "input_required" {
 		t.Fatalf("first run: %v", r.Result)
 	}
@@ -170,7 +171,7 @@ func TestModernElicitRoundTrip(t *testing.T) {
 	}
 	state := r.Result["requestState"]
 
-	r = c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, state))
+	r = c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, state))
 	if o := f.waitOutcome(); o.err != nil {
 		t.Fatalf("retry: %v", o.err)
 	}
@@ -179,7 +180,7 @@ func TestModernElicitRoundTrip(t *testing.T) {
 	}
 
 	t.Run("decline", func(t *testing.T) {
-		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"decline"}}`, state))
+		r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"decline"}}`, state))
 		if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitDeclined) {
 			t.Fatalf("err %v", o.err)
 		}
@@ -188,7 +189,7 @@ func TestModernElicitRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("bad content", func(t *testing.T) {
-		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":5}}}`, state))
+		r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":5}}}`, state))
 		if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitInvalidContent) {
 			t.Fatalf("err %v", o.err)
 		}
@@ -197,14 +198,14 @@ func TestModernElicitRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("response missing asks again", func(t *testing.T) {
-		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"other":{"action":"accept"}}`, state))
+		r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"other":{"action":"accept"}}`, state))
 		f.waitOutcome()
 		if str(r.Result["resultType"]) != "input_required" {
 			t.Errorf("result %v", r.Result)
 		}
 	})
 	t.Run("response not an object", func(t *testing.T) {
-		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":12345}`, state))
+		r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":12345}`, state))
 		if r.Error == nil || r.Error.Code != CodeInvalidParams {
 			t.Errorf("want -32602, got %+v", r)
 		}
@@ -213,66 +214,66 @@ func TestModernElicitRoundTrip(t *testing.T) {
 		s := str(state)
 		bad := []byte(s)
 		bad[len(bad)/2] ^= 1
-		r := c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"eve"}}}`, json.RawMessage(`"`+string(bad)+`"`)))
+		r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"eve"}}}`, json.RawMessage(`"`+string(bad)+`"`)))
 		if r.Error == nil || r.Error.Code != CodeInvalidParams || !strings.Contains(r.Error.Message, "requestState") {
 			t.Errorf("want -32602 naming requestState, got %+v", r)
 		}
-		r = c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{}`, json.RawMessage(`"not base64!"`)))
+		r = c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{}`, json.RawMessage(`"not base64!"`)))
 		if r.Error == nil || r.Error.Code != CodeInvalidParams {
 			t.Errorf("garbage state: %+v", r)
 		}
 	})
 	t.Run("state replayed with other arguments", func(t *testing.T) {
-		r := c.modernCallTool("ask", `{"x":1}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"eve"}}}`, state))
+		r := c.inputRequiredCallTool("ask", `{"x":1}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"eve"}}}`, state))
 		if r.Error == nil || !strings.Contains(r.Error.Message, "another request") {
 			t.Errorf("want a mismatch error, got %+v", r)
 		}
-		r = c.modernCallTool("plain", `{}`, modernCapsElicit, retryExtra(`{}`, state))
+		r = c.inputRequiredCallTool("plain", `{}`, inputRequiredCapsElicit, retryExtra(`{}`, state))
 		if r.Error == nil || !strings.Contains(r.Error.Message, "another request") {
 			t.Errorf("other tool: want a mismatch error, got %+v", r)
 		}
 	})
 	t.Run("same arguments re-serialised still match", func(t *testing.T) {
-		r := c.modernCallTool("ask", `{ }`, modernCapsElicit, retryExtra(`{"elicit":{"action":"cancel"}}`, state))
+		r := c.inputRequiredCallTool("ask", `{ }`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"cancel"}}`, state))
 		if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitCanceled) {
 			t.Fatalf("err %v (%+v)", o.err, r)
 		}
 	})
 }
 
-func TestModernStateExpires(t *testing.T) {
+func TestInputRequiredStateExpires(t *testing.T) {
 	f := newFixture(t, Options{RequestStateTTL: time.Second})
 	c := f.newClient()
-	r := c.modernCallTool("ask", `{}`, modernCapsElicit, "")
+	r := c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, "")
 	f.waitOutcome()
 	time.Sleep(2100 * time.Millisecond) // expiry has one-second resolution
-	r = c.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"decline"}}`, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"decline"}}`, r.Result["requestState"]))
 	if r.Error == nil || !strings.Contains(r.Error.Message, "expired") {
 		t.Fatalf("want expired, got %+v", r)
 	}
 }
 
-func TestModernSharedKeyAcrossServers(t *testing.T) {
+func TestInputRequiredSharedKeyAcrossServers(t *testing.T) {
 	key := make([]byte, 32)
 	key[0] = 7
 	a := newFixture(t, Options{RequestStateKeys: [][]byte{key}})
 	b := newFixture(t, Options{RequestStateKeys: [][]byte{make([]byte, 32), key}}) // rotated: old key still opens
-	r := a.newClient().modernCallTool("ask", `{}`, modernCapsElicit, "")
+	r := a.newClient().inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, "")
 	a.waitOutcome()
 	state := r.Result["requestState"]
-	r = b.newClient().modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, state))
+	r = b.newClient().inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, state))
 	if o := b.waitOutcome(); o.err != nil || str(r.Result["resultType"]) != "complete" {
 		t.Fatalf("replica b: %v %+v", o.err, r)
 	}
 	// A server with another key cannot open it.
 	c := newFixture(t, Options{})
-	r = c.newClient().modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{}`, state))
+	r = c.newClient().inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{}`, state))
 	if r.Error == nil || !strings.Contains(r.Error.Message, "not issued by this server") {
 		t.Fatalf("foreign key: %+v", r)
 	}
 }
 
-func TestModernMissingCapability(t *testing.T) {
+func TestInputRequiredMissingCapability(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "needs"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		_, err := req.Session.Elicit(ctx, "m", userSchema)
@@ -280,27 +281,27 @@ func TestModernMissingCapability(t *testing.T) {
 	})
 	c := f.newClient()
 	// The pre-checking handler falls back to a tool error.
-	r := c.modernCallTool("ask", `{}`, `{}`, "")
+	r := c.inputRequiredCallTool("ask", `{}`, `{}`, "")
 	if str(r.Result["resultType"]) != "complete" || !strings.Contains(string(r.Result["content"]), "missing required argument") {
 		t.Errorf("fallback: %+v", r)
 	}
 	c.next++
-	resp := c.post(modernBody(c.next, "tools/call", `"name":"needs","arguments":{}`, `{}`), modernHeaders("tools/call", "needs")...)
+	resp := c.post(inputRequiredBody(c.next, "tools/call", `"name":"needs","arguments":{}`, `{}`), inputRequiredHeaders("tools/call", "needs")...)
 	body := c.expect(resp, 400)
 	rr := decodeResponse(t, body)
 	if rr.Error == nil || rr.Error.Code != CodeMissingCapability || string(rr.Error.Data) != `{"requiredCapabilities":{"elicitation":{"form":{}}}}` {
 		t.Errorf("want -32021 with requiredCapabilities: %s", body)
 	}
 	// A url-only client is not sent a form either.
-	r = c.modernCallTool("ask", `{}`, `{"elicitation":{"url":{}}}`, "")
+	r = c.inputRequiredCallTool("ask", `{}`, `{"elicitation":{"url":{}}}`, "")
 	if str(r.Result["resultType"]) != "complete" {
 		t.Errorf("url-only client got %+v", r)
 	}
 }
 
-// TestModernMultiStep: a handler that elicits twice in sequence needs two
-// round trips, and the first answer travels inside requestState.
-func TestModernMultiStep(t *testing.T) {
+// TestInputRequiredMultiStep: a handler that elicits twice in sequence needs
+// two round trips, and the first answer travels inside requestState.
+func TestInputRequiredMultiStep(t *testing.T) {
 	f := newFixture(t, Options{})
 	runs := 0
 	f.srv.AddTool(Tool{Name: "two"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
@@ -316,40 +317,40 @@ func TestModernMultiStep(t *testing.T) {
 		return TextResult(fmt.Sprintf("%v+%v round %d", first["username"], second["username"], req.Round)), nil
 	})
 	c := f.newClient()
-	r := c.modernCallTool("two", `{}`, modernCapsElicit, "")
+	r := c.inputRequiredCallTool("two", `{}`, inputRequiredCapsElicit, "")
 	if !strings.Contains(string(r.Result["inputRequests"]), `"elicit":`) {
 		t.Fatalf("round 1: %v", r.Result)
 	}
-	r = c.modernCallTool("two", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"a1"}}}`, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("two", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"a1"}}}`, r.Result["requestState"]))
 	if !strings.Contains(string(r.Result["inputRequests"]), `"elicit_2":`) || !strings.Contains(string(r.Result["inputRequests"]), "second?") {
 		t.Fatalf("round 2: %v", r.Result)
 	}
-	r = c.modernCallTool("two", `{}`, modernCapsElicit, retryExtra(`{"elicit_2":{"action":"accept","content":{"username":"b2"}}}`, r.Result["requestState"]))
+	r = c.inputRequiredCallTool("two", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit_2":{"action":"accept","content":{"username":"b2"}}}`, r.Result["requestState"]))
 	if !strings.Contains(string(r.Result["content"]), "a1+b2 round 2") || runs != 3 {
 		t.Fatalf("round 3: %v (runs %d)", r.Result, runs)
 	}
 }
 
-// TestSameHandlerBothEras runs one handler for a legacy session (SSE) and a
+// TestSameHandlerBothMechanisms runs one handler for a session (SSE) and a
 // 2026-07-28 client (input_required) and gets the same result.
-func TestSameHandlerBothEras(t *testing.T) {
+func TestSameHandlerBothMechanisms(t *testing.T) {
 	f := newFixture(t, Options{})
-	legacy := f.connect("2025-11-25", elicitCaps1125)
-	s, id, _ := startElicit(t, legacy)
+	sessionful := f.connect("2025-11-25", elicitCaps1125)
+	s, id, _ := startElicit(t, sessionful)
 	defer s.close()
-	legacy.expect(legacy.answer(id, `{"action":"accept","content":{"username":"ada"}}`), 202)
+	sessionful.expect(sessionful.answer(id, `{"action":"accept","content":{"username":"ada"}}`), 202)
 	f.waitOutcome()
-	legacyText, _ := s.result()
+	sessionText, _ := s.result()
 
 	m := f.newClient()
-	r := m.modernCallTool("ask", `{}`, modernCapsElicit, "")
+	r := m.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, "")
 	f.waitOutcome()
-	r = m.modernCallTool("ask", `{}`, modernCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, r.Result["requestState"]))
+	r = m.inputRequiredCallTool("ask", `{}`, inputRequiredCapsElicit, retryExtra(`{"elicit":{"action":"accept","content":{"username":"ada"}}}`, r.Result["requestState"]))
 	f.waitOutcome()
 	var res CallToolResult
 	raw, _ := json.Marshal(r.Result)
 	_ = json.Unmarshal(raw, &res)
-	if len(res.Content) != 1 || res.Content[0].Text != legacyText {
-		t.Fatalf("modern %q, legacy %q", raw, legacyText)
+	if len(res.Content) != 1 || res.Content[0].Text != sessionText {
+		t.Fatalf("stateless %q, sessionful %q", raw, sessionText)
 	}
 }

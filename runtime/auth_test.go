@@ -9,30 +9,6 @@ import (
 	"testing"
 )
 
-// TestHostCheckOnLoopback: a server on a loopback listener accepts only
-// loopback host names (and AllowedHosts): DNS rebinding brings a hostile
-// page to 127.0.0.1 under its own name, with or without an Origin header.
-func TestHostCheckOnLoopback(t *testing.T) {
-	f := newFixture(t, Options{AllowedHosts: []string{"mcp.internal"}})
-	c := f.newClient()
-	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	port := f.http.URL[strings.LastIndex(f.http.URL, ":")+1:]
-	for host, want := range map[string]int{
-		"localhost:" + port:    200,
-		"127.0.0.1:" + port:    200,
-		"[::1]:" + port:        200,
-		"mcp.internal:" + port: 200,
-		"evil.example:" + port: 403,
-		"evil.example":         403,
-	} {
-		resp := c.post(init, "Host: "+host)
-		body := readAll(t, resp)
-		if resp.StatusCode != want {
-			t.Errorf("Host %s: %d, want %d: %s", host, resp.StatusCode, want, body)
-		}
-	}
-}
-
 // TestAuthenticateBindsSessionsAndState: sessions and requestState belong to
 // the subject that created them; a session id is never authorisation.
 func TestAuthenticateBindsSessionsAndState(t *testing.T) {
@@ -71,15 +47,15 @@ func TestAuthenticateBindsSessionsAndState(t *testing.T) {
 	// A 2026-07-28 requestState issued to alice does not open for mallory.
 	m := f.newClient()
 	m.next++
-	body := m.expect(m.post(modernBody(m.next, "tools/call", `"name":"ask","arguments":{}`, modernCapsElicit), append(modernHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
+	body := m.expect(m.post(inputRequiredBody(m.next, "tools/call", `"name":"ask","arguments":{}`, inputRequiredCapsElicit), append(inputRequiredHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
 	f.waitOutcome()
 	r := decodeResponse(t, body)
-	retry := modernBody(m.next+1, "tools/call", `"name":"ask","arguments":{},`+retryExtra(`{"elicit":{"action":"accept","content":{"username":"mallory"}}}`, r.Result["requestState"]), modernCapsElicit)
-	body = m.expect(m.post(retry, append(modernHeaders("tools/call", "ask"), "Authorization: Bearer mallory")...), 200)
+	retry := inputRequiredBody(m.next+1, "tools/call", `"name":"ask","arguments":{},`+retryExtra(`{"elicit":{"action":"accept","content":{"username":"mallory"}}}`, r.Result["requestState"]), inputRequiredCapsElicit)
+	body = m.expect(m.post(retry, append(inputRequiredHeaders("tools/call", "ask"), "Authorization: Bearer mallory")...), 200)
 	if rr := decodeResponse(t, body); rr.Error == nil || !strings.Contains(rr.Error.Message, "another request") {
 		t.Fatalf("mallory opened alice's state: %s", body)
 	}
-	body = m.expect(m.post(retry, append(modernHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
+	body = m.expect(m.post(retry, append(inputRequiredHeaders("tools/call", "ask"), "Authorization: Bearer alice")...), 200)
 	if rr := decodeResponse(t, body); rr.Error != nil || str(rr.Result["resultType"]) != "complete" {
 		t.Fatalf("alice's own retry: %s", body)
 	}

@@ -1,0 +1,340 @@
+package runtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
+)
+
+// The input_required mechanism (2026-07-28): no sessions, no initialize;
+// every request carries its protocol version and the client's capabilities in
+// _meta, and a server may not send requests on a stream. A handler that
+// elicits is answered with an input_required result; the client asks its user
+// and retries the call with the answers, and the handler runs again from the
+// top, each Elicit now returning the answer for its key. Earlier answers
+// travel in the sealed requestState, so a handler may elicit several times in
+// sequence.
+
+// Reserved _meta keys of the 2026-07-28 protocol.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+)
+
+// inputRequiredVersions are the per-request versions served statelessly.
+var inputRequiredVersions = []string{Version20260728}
+
+// supportedVersions is what server/discover and -32022 list, newest first.
+var supportedVersions = append(append([]string{}, inputRequiredVersions...), sessionVersions...)
+
+func isInputRequiredVersion(v string) bool {
+	for _, m := range inputRequiredVersions {
+		if m == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrInputRequired is what Elicit returns on a 2026-07-28 request when the
+// answer is not there yet. The handler should return at once (returning the
+// error is fine): the runtime answers the call with input_required, whatever
+// the handler returns, and runs the handler again when the client retries
+// with the answer. Work done before an Elicit must therefore be safe to
+// repeat; CallToolRequest.IsRetry tells a first run from a retry.
+var ErrInputRequired = errors.New("elicit: input required: the client is asked and this handler runs again with the answer")
+
+// requestMeta is the _meta of a 2026-07-28 request.
+type requestMeta struct {
+	version      string
+	capabilities json.RawMessage
+	clientInfo   json.RawMessage
+	logLevel     string
+	// subject is the authenticated caller (Options.Authenticate).
+	subject string
+	// calls tracks the transport's running calls for cancellation (stdio,
+	// where notifications/cancelled exists in this mechanism); nil over HTTP,
+	// where closing the stream cancels.
+	calls *callSet
+}
+
+// isInputRequiredHTTP tells whether a request is served by the
+// input_required mechanism: its _meta names a protocol version, or (without
+// a session) its MCP-Protocol-Version header is not a session version.
+func isInputRequiredHTTP(r *http.Request, msg *message) bool {
+	if msg.Method == "" {
+		return false // responses are answers to elicitation/create in a session
+	}
+	if hasMetaVersion(msg) {
+		return true
+	}
+	v := strings.TrimSpace(r.Header.Get(HeaderProtocolVersion))
+	return r.Header.Get(HeaderSessionID) == "" && v != "" && !isSessionVersion(v)
+}
+
+// hasMetaVersion reports a request whose _meta names a protocol version.
+func hasMetaVersion(msg *message) bool {
+	rp, err := msg.decodedParams()
+	if err != nil {
+		return false
+	}
+	_, ok := rp.Meta[metaProtocolVersion]
+	return ok
+}
+
+// headerValue reads a header with optional white space trimmed and the
+// =?base64?…?= sentinel decoded.
+func headerValue(r *http.Request, name string) (string, bool) {
+	vals := r.Header.Values(name)
+	if len(vals) == 0 {
+		return "", false
+	}
+	v := strings.TrimSpace(vals[0])
+	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") {
+		raw, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2])
+		if err != nil {
+			return v, true
+		}
+		return string(raw), true
+	}
+	return v, true
+}
+
+// parseRequestMeta reads the _meta every 2026-07-28 request carries; its
+// absence is -32602.
+func parseRequestMeta(msg *message) (requestMeta, *RPCError) {
+	var mm requestMeta
+	p, err := msg.decodedParams()
+	if err != nil {
+		return mm, rpcErrorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	if len(msg.Params) == 0 || p.Meta == nil {
+		return mm, rpcErrorf(CodeInvalidParams, "params._meta with %s and %s is required", metaProtocolVersion, metaClientCapabilities)
+	}
+	if mm.version = metaString(p.Meta[metaProtocolVersion]); mm.version == "" {
+		return mm, rpcErrorf(CodeInvalidParams, "params._meta[%q] must be a string", metaProtocolVersion)
+	}
+	caps := p.Meta[metaClientCapabilities]
+	if len(caps) == 0 || caps[0] != '{' {
+		return mm, rpcErrorf(CodeInvalidParams, "params._meta[%q] must be an object", metaClientCapabilities)
+	}
+	mm.capabilities = caps
+	mm.clientInfo = p.Meta[metaClientInfo]
+	mm.logLevel = metaString(p.Meta[metaLogLevel])
+	return mm, nil
+}
+
+// metaString is a _meta value that is a string, "" for any other value
+// (what json.Unmarshal into a string leaves), the current protocol version
+// without allocating.
+func metaString(raw json.RawMessage) string {
+	if string(raw) == `"`+Version20260728+`"` {
+		return Version20260728
+	}
+	v, _ := roundtrip.StringValue(raw)
+	return v
+}
+
+// checkRequestVersion is -32022, with what is supported, for a version this
+// server does not serve statelessly.
+func checkRequestVersion(mm requestMeta) *RPCError {
+	if isInputRequiredVersion(mm.version) {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"supported": supportedVersions, "requested": mm.version})
+	return &RPCError{Code: CodeUnsupportedVersion, Message: "unsupported protocol version", Data: data}
+}
+
+// checkInputRequiredHTTP applies the per-request rules of 2026-07-28 over
+// HTTP, in the order the reference implementation uses, and returns the
+// _meta.
+func checkInputRequiredHTTP(r *http.Request, msg *message) (requestMeta, *RPCError) {
+	header, ok := headerValue(r, HeaderProtocolVersion)
+	if !ok || header == "" {
+		return requestMeta{}, rpcErrorf(CodeHeaderMismatch, "missing %s header", HeaderProtocolVersion)
+	}
+	mm, rerr := parseRequestMeta(msg)
+	if rerr != nil {
+		return mm, rerr
+	}
+	if header != mm.version {
+		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderProtocolVersion, header, mm.version)
+	}
+	if rerr := checkRequestVersion(mm); rerr != nil {
+		return mm, rerr
+	}
+	if method, _ := headerValue(r, HeaderMethod); method != msg.Method {
+		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderMethod, method, msg.Method)
+	}
+	switch msg.Method {
+	case "tools/call", "prompts/get", "resources/read":
+		target, _ := msg.decodedParams() // parseRequestMeta decoded them
+		want := target.Name
+		if msg.Method == "resources/read" {
+			want = target.URI
+		}
+		if name, _ := headerValue(r, HeaderName); name != want {
+			return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, name, want)
+		}
+	}
+	return mm, nil
+}
+
+// typedResult adds what every 2026-07-28 result carries: resultType and
+// the server's identity.
+func (s *Server) typedResult(result map[string]any, resultType string) map[string]any {
+	result["resultType"] = resultType
+	result["_meta"] = map[string]any{metaServerInfo: map[string]any{"name": s.opts.Name, "version": s.opts.Version}}
+	return result
+}
+
+// inputRequiredRequest answers a 2026-07-28 request whose _meta has been
+// checked.
+func (s *Server) inputRequiredRequest(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
+	switch msg.Method {
+	case "server/discover":
+		res := map[string]any{
+			"supportedVersions": supportedVersions,
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": false}},
+			"ttlMs":             0,
+			"cacheScope":        "private",
+		}
+		if s.opts.Instructions != "" {
+			res["instructions"] = s.opts.Instructions
+		}
+		return s.completeResult(msg.ID, res)
+	case "tools/list":
+		var list struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(s.toolsListResult(), &list)
+		return s.completeResult(msg.ID, map[string]any{"tools": list.Tools, "ttlMs": 0, "cacheScope": "private"})
+	case "tools/call":
+		return s.inputRequiredCall(ctx, msg, mm, sk)
+	default:
+		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
+	}
+}
+
+// appendResultType appends to an open JSON object (its closing brace cut
+// off) the resultType and the server's identity, and closes it.
+func (s *Server) appendResultType(obj []byte, resultType string) []byte {
+	if obj[len(obj)-1] != '{' {
+		obj = append(obj, ',')
+	}
+	obj = append(obj, `"resultType":`...)
+	obj = appendJSONString(obj, resultType)
+	obj = append(obj, `,"_meta":{"`+metaServerInfo+`":{"name":`...)
+	obj = appendJSONString(obj, s.opts.Name)
+	obj = append(obj, `,"version":`...)
+	obj = appendJSONString(obj, s.opts.Version)
+	return append(obj, "}}}"...)
+}
+
+// startTypedFrame starts the response frame of a 2026-07-28 result: up to
+// the result object's opening brace, with room for size more bytes.
+func (s *Server) startTypedFrame(id json.RawMessage, size int) []byte {
+	frame := make([]byte, 0, 160+len(id)+size+len(s.opts.Name)+len(s.opts.Version))
+	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+	frame = append(frame, id...)
+	return append(frame, `,"result":{`...)
+}
+
+// endTypedFrame closes a frame startTypedFrame began, after the result's
+// own fields: the fields every 2026-07-28 result carries, then the braces.
+func (s *Server) endTypedFrame(frame []byte, resultType string) []byte {
+	return append(s.appendResultType(frame, resultType), '}')
+}
+
+func (s *Server) completeResult(id json.RawMessage, res map[string]any) reply {
+	frame, err := encodeResponse(id, s.typedResult(res, "complete"))
+	if err != nil {
+		return replyError(http.StatusOK, id, rpcErrorf(CodeInternalError, "encoding the result: %v", err))
+	}
+	return reply{status: http.StatusOK, frame: frame}
+}
+
+// inputRequiredTool is t for one run of a 2026-07-28 call: a handler that
+// returns ErrInputRequired itself after asking returns nothing instead, since
+// its result is replaced by input_required anyway (runTool would format the
+// error into an isError result only for it to be dropped).
+func inputRequiredTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
+	rt := *t
+	rt.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		res, err := t.handler(ctx, req)
+		if err == ErrInputRequired && mc.Asked() { // the sentinel itself: a wrapped one may say more
+			return nil, nil
+		}
+		return res, err
+	}
+	return &rt
+}
+
+// inputRequiredCall runs one round of a 2026-07-28 tools/call: the handler
+// either completes or elicits, and then the answer is input_required.
+func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
+	p, perr := parseCallParams(msg)
+	if perr != nil {
+		return replyError(http.StatusOK, msg.ID, perr)
+	}
+	t, ok := s.lookupTool(p.Name)
+	if !ok {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
+	}
+	rp, _ := msg.decodedParams() // parseCallParams has vetted them
+	mp := roundTripParams{InputResponses: rp.InputResponses}
+	mp.RequestState, mp.HasState = rp.requestState()
+	mc, rerr := s.openRound(msg.Method, p, mp, mm.subject)
+	if rerr != nil {
+		return replyError(http.StatusOK, msg.ID, rerr)
+	}
+	if !s.startCall() {
+		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
+	}
+	defer s.endCall()
+
+	sess := newSession(s, "", mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo})
+	sess.subject = mm.subject
+	sess.inputRun = mc
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c := &call{session: sess, id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, inputRequired: true}
+	if mm.calls != nil { // the key finds the call for notifications/cancelled
+		c.key = idKey(msg.ID)
+		if !mm.calls.add(c) {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running", msg.ID))
+		}
+		defer mm.calls.remove(c)
+	}
+	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
+	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), inputRequiredTool(t, mc), req)
+	switch {
+	case c.canceledByClient.Load():
+		return cancelledReply(msg.ID)
+	case mc.Asked():
+		return reply{status: http.StatusOK, frame: s.inputRequired(msg, p, mc, mm.subject)}
+	case rpcErr != nil:
+		status := http.StatusOK
+		if rpcErr.Code == CodeMissingCapability {
+			status = http.StatusBadRequest
+		}
+		return replyError(status, msg.ID, rpcErr)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+	}
+	// The frame is written once, the result's fields followed by those
+	// every 2026-07-28 result carries.
+	frame := s.startTypedFrame(msg.ID, len(raw))
+	frame = append(frame, raw[1:len(raw)-1]...)
+	return reply{status: http.StatusOK, frame: s.endTypedFrame(frame, "complete")}
+}

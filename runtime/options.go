@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultSessionIdleTimeout     = 30 * time.Minute
+	DefaultElicitTimeout          = 10 * time.Minute
+	DefaultMaxPendingElicitations = 32
+	DefaultMaxBodyBytes           = 4 << 20
+	DefaultMaxSessions            = 10000
+	DefaultMaxSessionsPerSubject  = 100
+	DefaultSessionSetupTimeout    = time.Minute
+	DefaultRequestStateTTL        = 30 * time.Minute
+)
+
+// Options configures a Server. The zero value is usable.
+type Options struct {
+	// Name and Version are the serverInfo of initialize (default "elicit",
+	// "0").
+	Name    string
+	Version string
+	// Instructions is sent in the initialize result when set.
+	Instructions string
+	// Logger receives the server's logs; nil means silent.
+	Logger *slog.Logger
+	// SessionIdleTimeout ends a session that has sent no request for this
+	// long (default 30 minutes); a handler waiting on it gets ErrSessionClosed.
+	// Keep it above ElicitTimeout and your longest tool call.
+	SessionIdleTimeout time.Duration
+	// SessionSetupTimeout ends a session that has sent nothing since its
+	// initialize (not even notifications/initialized) for this long
+	// (default 1 minute, at most SessionIdleTimeout).
+	SessionSetupTimeout time.Duration
+	// ElicitTimeout bounds one elicitation when the call's context has no
+	// earlier deadline (default 10 minutes: people are slow). When it fires,
+	// the server sends notifications/cancelled and Elicit returns
+	// ErrElicitTimeout. Negative means no timeout but the context's.
+	ElicitTimeout time.Duration
+	// MaxPendingElicitations caps the elicitations waiting in one session
+	// (default 32); one more gets ErrElicitTooMany.
+	MaxPendingElicitations int
+	// MaxBodyBytes caps a POST body (default 4 MiB); larger gets 413.
+	MaxBodyBytes int64
+	// MaxSessions caps the live sessions (default 10000). An initialize past
+	// it evicts the least recently used idle session, one that never sent
+	// anything after its initialize first; a session running a call (or
+	// waiting on an elicitation answer) is never evicted, and only when
+	// every session is busy does an initialize get 503. An evicted
+	// session's client gets 404 and initializes again.
+	MaxSessions int
+	// MaxSessionsPerSubject caps the live sessions of one subject when
+	// Authenticate is set (default 100): past it, the subject's own least
+	// recently used idle session is evicted, or, when all of them are
+	// busy, the initialize gets 429.
+	MaxSessionsPerSubject int
+	// RequestStateKeys seal the requestState of 2026-07-28 input_required
+	// results (AES-256-GCM, 32 bytes each). The first seals, all open, so keys
+	// can be rotated; give every replica the same keys so any of them can
+	// serve a retry. Empty means one random key for this process.
+	RequestStateKeys [][]byte
+	// RequestStateTTL is how long a client may take to retry an
+	// input_required call (default 30 minutes).
+	RequestStateTTL time.Duration
+	// Authenticate, when set, identifies the caller of every HTTP request
+	// (from its Authorization header, a client certificate, ...). An error
+	// answers 401. A session is bound to the subject that initialized it
+	// and a 2026-07-28 requestState to the subject it was issued to: the
+	// spec requires elicitation to be bound to the user, and a session id
+	// is never authorisation. Handlers read it with Session.Subject. A
+	// subject longer than 1024 bytes is refused (401): sessions keep it.
+	Authenticate func(r *http.Request) (subject string, err error)
+	// AllowedHosts lists extra Host header names (host or host:port) a
+	// server listening on a loopback address accepts. By default such a
+	// server accepts only loopback host names (localhost, 127.0.0.0/8,
+	// [::1]): a DNS-rebinding page reaches it under a foreign name.
+	AllowedHosts []string
+	// AllowedOrigins lists the Origin values (scheme://host[:port]) a browser
+	// may call from; "*" allows any. A request with an Origin header that is
+	// not allowed gets 403. Loopback origins (localhost, 127.0.0.0/8, [::1])
+	// are always allowed; the request's own Host is not trusted (after DNS
+	// rebinding a hostile page's Origin names it). Requests without an
+	// Origin header (non-browser clients) are not affected.
+	AllowedOrigins []string
+	// Cluster shares sessions (initialize, Mcp-Session-Id) among the replicas
+	// of one service and routes an elicitation answer that lands on another
+	// replica to the one waiting for it (see Cluster; runtime/natscluster is
+	// one on NATS). Nil keeps everything in this process.
+	Cluster Cluster
+}
+
+func (o Options) withDefaults() Options {
+	if o.Name == "" {
+		o.Name = "elicit"
+	}
+	if o.Version == "" {
+		o.Version = "0"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.SessionIdleTimeout <= 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if o.ElicitTimeout == 0 {
+		o.ElicitTimeout = DefaultElicitTimeout
+	}
+	if o.MaxPendingElicitations <= 0 {
+		o.MaxPendingElicitations = DefaultMaxPendingElicitations
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.RequestStateTTL <= 0 {
+		o.RequestStateTTL = DefaultRequestStateTTL
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerSubject <= 0 {
+		o.MaxSessionsPerSubject = DefaultMaxSessionsPerSubject
+	}
+	if o.SessionSetupTimeout <= 0 {
+		o.SessionSetupTimeout = DefaultSessionSetupTimeout
+	}
+	o.SessionSetupTimeout = min(o.SessionSetupTimeout, o.SessionIdleTimeout)
+	return o
+}
+
+// perSubjectCap is the per-subject session cap: none without Authenticate
+// (every session then has the subject "").
+func perSubjectCap(o Options) int {
+	if o.Authenticate == nil {
+		return 0
+	}
+	return o.MaxSessionsPerSubject
+}

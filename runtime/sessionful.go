@@ -1,0 +1,123 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
+)
+
+// The session mechanism (2025-03-26, 2025-06-18, 2025-11-25): initialize
+// negotiates a version and opens a session (Mcp-Session-Id over HTTP, the
+// connection over stdio); a handler that elicits sends elicitation/create
+// on its call's stream and waits for the client's answer (correlate.go).
+
+type initializeParams struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ClientInfo      json.RawMessage `json:"clientInfo"`
+}
+
+// sessionRequest answers a request of a session.
+func (s *Server) sessionRequest(ctx context.Context, sess *Session, msg *message, sk sink) reply {
+	switch msg.Method {
+	case "ping", "logging/setLevel":
+		return replyResult(msg.ID, []byte("{}"))
+	case "tools/list":
+		return replyResult(msg.ID, s.toolsListResult())
+	case "tools/call":
+		return s.sessionCall(ctx, sess, msg, sk)
+	default:
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
+	}
+}
+
+// sessionCall runs a tools/call of a session with sk as its stream.
+func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, sk sink) reply {
+	p, perr := parseCallParams(msg)
+	if perr != nil {
+		return replyError(http.StatusOK, msg.ID, perr)
+	}
+	t, ok := s.lookupTool(p.Name)
+	if !ok {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel, sink: sk}
+	if !sess.addCall(c) {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running in this session", msg.ID))
+	}
+	defer sess.removeCall(c)
+	if !s.startCall() {
+		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
+	}
+	defer s.endCall()
+
+	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, call: c}
+	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
+	switch {
+	case c.canceledByClient.Load():
+		return cancelledReply(msg.ID)
+	case rpcErr != nil:
+		return replyError(http.StatusOK, msg.ID, rpcErr)
+	}
+	frame, err := encodeResponse(msg.ID, res)
+	if err != nil {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+	}
+	return reply{status: http.StatusOK, frame: frame}
+}
+
+// sessionNotification handles a client notification of a session.
+func (s *Server) sessionNotification(sess *Session, msg *message) {
+	if msg.Method != "notifications/cancelled" {
+		return // notifications/initialized and anything unknown: nothing to do
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}
+	if roundtrip.StrictUnmarshal(msg.Params, &p) == nil && validID(p.RequestID) {
+		if !sess.cancelCall(idKey(p.RequestID), p.Reason) {
+			s.log.Debug("cancel for no running request", "session", sess.id, "id", string(p.RequestID))
+		}
+	}
+}
+
+// initializeResult negotiates a session; register says whether the
+// server keeps it by id (HTTP) or the transport holds it (stdio).
+func (s *Server) initializeResult(msg *message, subject string, register bool) (*Session, reply) {
+	if !msg.isRequest() {
+		return nil, replyError(http.StatusBadRequest, nil, rpcErrorf(CodeInvalidRequest, "initialize must be a request"))
+	}
+	var p initializeParams
+	if len(msg.Params) == 0 || roundtrip.StrictUnmarshal(msg.Params, &p) != nil || p.ProtocolVersion == "" {
+		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize needs params with protocolVersion, capabilities and clientInfo"))
+	}
+	version := negotiate(p.ProtocolVersion)
+	kept, err := keepClientFacts(p.Capabilities, p.ClientInfo)
+	if err != nil {
+		return nil, replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "initialize: %v", err))
+	}
+	sess, err := s.newSession(version, kept, subject, register)
+	if err != nil {
+		status := http.StatusServiceUnavailable
+		if err == errTooManySessionsForSubject {
+			status = http.StatusTooManyRequests
+		}
+		return nil, replyError(status, msg.ID, rpcErrorf(CodeInternalError, "%v", err))
+	}
+	s.log.Info("session started", "session", sess.id, "protocol", version, "elicit_form", sess.caps.form, "elicit_url", sess.caps.url)
+	result := map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}, "logging": map[string]any{}},
+		"serverInfo":      map[string]any{"name": s.opts.Name, "version": s.opts.Version},
+	}
+	if s.opts.Instructions != "" {
+		result["instructions"] = s.opts.Instructions
+	}
+	frame, _ := encodeResponse(msg.ID, result) // plain maps always marshal
+	return sess, reply{status: http.StatusOK, frame: frame}
+}
