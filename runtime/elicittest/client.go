@@ -110,18 +110,25 @@ func (c *Client) setCall(cl *call) {
 	c.mu.Unlock()
 }
 
-// argsJSON encodes a Call's arguments: nil is none, JSON text is sent as
-// is, anything else is marshalled; the result must be an object.
+// argsJSON encodes a Call's arguments: nil (a nil map or pointer too) and
+// null are none, JSON text is sent as is, anything else is marshalled; the
+// result must be an object.
 func argsJSON(args any) (json.RawMessage, error) {
 	if args == nil {
 		return nil, nil
 	}
-	if v := reflect.ValueOf(args); v.Kind() == reflect.Pointer && v.IsNil() {
-		return nil, nil
+	switch v := reflect.ValueOf(args); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Interface:
+		if v.IsNil() {
+			return nil, nil
+		}
 	}
 	raw, err := rawJSON(args)
 	if err != nil {
 		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	if string(raw) == "null" {
+		return nil, nil
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, fmt.Errorf("arguments %s are not a JSON object: pass a struct, a map or nil", raw)

@@ -85,6 +85,9 @@ func TestFailuresAreReported(t *testing.T) {
 			`want text "x"\n\tgot  error: answer 1 is the zero Answer`)
 		c.Call(r, "greet", nil, elicittest.Accept(make(chan int)))
 		r.want(t, `answer 1: Accept\(chan int\): json: unsupported type: chan int; nothing was called`)
+		var none map[string]any
+		c.Call(r, "count", none).WantError(r, `"n" is required`) // sent as {}
+		c.Call(r, "count", "null").WantError(r, `"n" is required`)
 		c.Call(r, "greet", []int{1})
 		r.want(t, `arguments \[1\] are not a JSON object: pass a struct, a map or nil; nothing was called`)
 		c.Call(r, "greet", nil, elicittest.AcceptRaw(`{"name":`))
