@@ -30,11 +30,22 @@ type Client struct {
 	cur    *call // the Call in flight, whose script answers elicitations
 }
 
-// Protocol returns the protocol version the client speaks.
-func (c *Client) Protocol() string { return c.protocol }
+// Protocol returns the protocol version the client speaks ("" for a nil
+// Client).
+func (c *Client) Protocol() string {
+	if c == nil {
+		return ""
+	}
+	return c.protocol
+}
 
-// Transport returns HTTP or Stdio.
-func (c *Client) Transport() string { return c.transport }
+// Transport returns HTTP or Stdio ("" for a nil Client).
+func (c *Client) Transport() string {
+	if c == nil {
+		return ""
+	}
+	return c.transport
+}
 
 // Call calls the tool with args (nil for none; a value marshalled with
 // encoding/json to an object, or JSON as a string, []byte or

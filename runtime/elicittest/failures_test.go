@@ -118,11 +118,21 @@ func TestMisuseIsAClearError(t *testing.T) {
 	s.Connect(r, elicittest.Conn{})
 	var c *elicittest.Client
 	c.Call(r, "x", nil)
+	if c.Protocol() != "" || c.Transport() != "" {
+		t.Error("a nil Client speaks something")
+	}
 	var res *elicittest.Result
 	if res.Asked() != nil {
 		t.Error("a nil Result asked something")
 	}
-	r.want(t, `Connect on a nil Server`, `Call on a nil Client`)
+	res.WantText(r, "x")
+	res.WantError(r, "x")
+	res.WantRPCError(r, 1)
+	res.WantStructured(r, "{}")
+	res.WantAsked(r)
+	(&elicittest.Server{}).Connect(r, elicittest.Conn{})
+	r.want(t, `Connect on a nil or zero Server`, `Call on a nil Client`, `nil \*Result`, `nil \*Result`, `nil \*Result`, `nil \*Result`, `nil \*Result`,
+		`Connect on a nil or zero Server`)
 
 	other := elicittest.NewServer(t, http.NotFoundHandler())
 	if got := other.Transports(); len(got) != 1 || got[0] != elicittest.HTTP {

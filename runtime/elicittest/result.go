@@ -63,6 +63,9 @@ func (r *Result) Asked() []Elicitation {
 // isError) whose text is want.
 func (r *Result) WantText(t testing.TB, want string) {
 	t.Helper()
+	if r.isNil(t) {
+		return
+	}
 	if r.Err != nil || r.IsError || r.Text != want {
 		r.fail(t, fmt.Sprintf("want text %q", want))
 	}
@@ -72,6 +75,9 @@ func (r *Result) WantText(t testing.TB, want string) {
 // whose text contains substr.
 func (r *Result) WantError(t testing.TB, substr string) {
 	t.Helper()
+	if r.isNil(t) {
+		return
+	}
 	if r.Err != nil || !r.IsError || !strings.Contains(r.Text, substr) {
 		r.fail(t, fmt.Sprintf("want an isError result containing %q", substr))
 	}
@@ -81,6 +87,9 @@ func (r *Result) WantError(t testing.TB, substr string) {
 // response with code (runtime.CodeURLElicitationRequired, say).
 func (r *Result) WantRPCError(t testing.TB, code int) {
 	t.Helper()
+	if r.isNil(t) {
+		return
+	}
 	var rpcErr *runtime.RPCError
 	if !errors.As(r.Err, &rpcErr) || rpcErr.Code != code {
 		r.fail(t, fmt.Sprintf("want JSON-RPC error %d", code))
@@ -91,6 +100,9 @@ func (r *Result) WantRPCError(t testing.TB, code int) {
 // the JSON value want marshals to (a struct, a map, or JSON text).
 func (r *Result) WantStructured(t testing.TB, want any) {
 	t.Helper()
+	if r.isNil(t) {
+		return
+	}
 	raw, err := rawJSON(want)
 	if err != nil {
 		t.Errorf("%s: WantStructured: %v", r.head(), err)
@@ -105,6 +117,9 @@ func (r *Result) WantStructured(t testing.TB, want any) {
 // in this order (none: it asked nothing).
 func (r *Result) WantAsked(t testing.TB, messages ...string) {
 	t.Helper()
+	if r.isNil(t) {
+		return
+	}
 	got := make([]string, len(r.asked))
 	for i, e := range r.asked {
 		got[i] = e.Message
@@ -112,6 +127,15 @@ func (r *Result) WantAsked(t testing.TB, messages ...string) {
 	if !slices.Equal(got, messages) {
 		r.fail(t, fmt.Sprintf("want the questions %q", messages))
 	}
+}
+
+// isNil fails the test for a nil Result, which no Call returns.
+func (r *Result) isNil(t testing.TB) bool {
+	t.Helper()
+	if r == nil {
+		t.Errorf("elicittest: a Want method on a nil *Result: use the one Client.Call returns")
+	}
+	return r == nil
 }
 
 // fail reports what was wanted against what the call got.

@@ -133,8 +133,8 @@ type Conn struct {
 // HTTP, the end of its input over stdio).
 func (s *Server) Connect(t testing.TB, conn Conn) *Client {
 	t.Helper()
-	if s == nil {
-		t.Fatal("elicittest: Connect on a nil Server: get one from elicittest.NewServer")
+	if s == nil || s.URL == "" {
+		t.Fatal("elicittest: Connect on a nil or zero Server: get one from elicittest.NewServer")
 		return nil
 	}
 	if conn.Protocol == "" {
