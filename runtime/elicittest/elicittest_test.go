@@ -140,3 +140,19 @@ func TestNoElicitation(t *testing.T) {
 		c.Call(t, "deploy", nil).WantError(t, "not deployed: elicit: not supported by this client")
 	}
 }
+
+// TestCallsOfOneClientFromSeveralGoroutines: a Client's Calls take turns,
+// each answered from its own script.
+func TestCallsOfOneClientFromSeveralGoroutines(t *testing.T) {
+	srv := elicittest.NewServer(t, newServer())
+	for _, conn := range []elicittest.Conn{{Protocol: runtime.Version20251125, Transport: elicittest.Stdio}, {Protocol: runtime.Version20260728}} {
+		c := srv.Connect(t, conn)
+		var wg sync.WaitGroup
+		for _, name := range []string{"Ada", "Grace", "Edsger", "Barbara"} {
+			wg.Go(func() {
+				c.Call(t, "greet", nil, elicittest.Accept(testform.NameForm{Name: name})).WantText(t, "hello "+name)
+			})
+		}
+		wg.Wait()
+	}
+}

@@ -49,8 +49,9 @@ type Server struct {
 // NewServer serves h for the test t and stops it in t.Cleanup, once the
 // clients connected to it have closed. h is any MCP Streamable HTTP
 // handler: a *runtime.Server, or a server on the official Go SDK or mcp-go
-// (through runtime/gosdk or runtime/mcpgo). A *runtime.Server is also
-// served over stdio, each stdio client on its own ServeStdio connection.
+// (through runtime/gosdk or runtime/mcpgo). A *runtime.Server itself (not
+// wrapped in middleware) is also served over stdio, each stdio client on
+// its own ServeStdio connection.
 func NewServer(t testing.TB, h http.Handler) *Server {
 	t.Helper()
 	if h == nil {
