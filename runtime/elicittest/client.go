@@ -175,6 +175,7 @@ func (c *Client) onElicit(_ context.Context, p mcpclient.ElicitParams) (mcpclien
 		Schema:        bytes.Clone(p.RequestedSchema),
 		URL:           p.URL,
 		ElicitationID: p.ElicitationID,
+		protocol:      c.protocol,
 	}
 	a := cl.next(e)
 	return mcpclient.ElicitResult{Action: a.action, Content: a.content}, nil

@@ -44,7 +44,8 @@
 // [AcceptRaw] (content verbatim: invalid or malformed content the official
 // clients would refuse to send), [AcceptURL], [Decline], [Cancel], [Reply]
 // (any action) and [Respond] (a function that sees each question: message,
-// mode, URL and the requestedSchema as this protocol version received it).
+// mode, URL and the requestedSchema as this protocol version received it;
+// [Elicitation.Asks] tells which generated form it is).
 //
 // # Failures
 //

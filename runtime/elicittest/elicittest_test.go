@@ -96,7 +96,10 @@ func TestRespondSeesTheSchemaOfEachVersion(t *testing.T) {
 	elicittest.NewServer(t, deploy.NewServer()).Each(t, func(t *testing.T, c *elicittest.Client) {
 		res := c.Call(t, "deploy", nil, elicittest.Respond(func(e elicittest.Elicitation) elicittest.Answer {
 			legacy := c.Protocol() == runtime.Version20250618
-			if e.Mode != "form" || !strings.Contains(string(e.Schema), `"env"`) {
+			if e.Asks(deploy.ConfirmForm{}) == e.Asks(&deploy.DeployForm{}) {
+				t.Errorf("%q asks for both forms or neither", e.Message)
+			}
+			if e.Asks(deploy.ConfirmForm{}) {
 				return elicittest.Accept(deploy.ConfirmForm{Confirm: false})
 			}
 			if strings.Contains(string(e.Schema), `"enumNames"`) != legacy || strings.Contains(string(e.Schema), `"oneOf"`) == legacy {

@@ -118,6 +118,9 @@ func TestMisuseIsAClearError(t *testing.T) {
 	s.Connect(r, elicittest.Conn{})
 	var c *elicittest.Client
 	c.Call(r, "x", nil)
+	if (elicittest.Elicitation{}).Asks(nil) || (elicittest.Elicitation{Mode: "form"}).Asks(map[string]any{}) || (elicittest.Elicitation{Mode: "form"}).Asks(deploy.ConfirmForm{}) {
+		t.Error("a zero Elicitation asks for a form")
+	}
 	if c.Protocol() != "" || c.Transport() != "" {
 		t.Error("a nil Client speaks something")
 	}
