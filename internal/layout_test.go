@@ -26,7 +26,7 @@ const module = "github.com/go-elicit/elicit"
 // cmd/, gen/ or runtime/ compiles in. Adding one is a decision, so it is a
 // line here.
 var shippedInternals = []string{
-	"internal/mcpclient", // the client behind cmd/mcptest
+	"internal/mcpclient", // the client behind cmd/mcptest and runtime/elicittest
 	"internal/roundtrip", // answer routing state, runtime
 	"internal/subset",    // the schema subset checker, gen and runtime
 }

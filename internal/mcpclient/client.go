@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// Options configure a [Client]. Exactly one of URL and Command is required.
+// Options configure a [Client]. Exactly one of URL, Command and Pipe is
+// required.
 type Options struct {
 	// URL is the server's Streamable HTTP endpoint, http or https.
 	URL string
@@ -23,6 +24,9 @@ type Options struct {
 	// program and its arguments, not run through a shell) and speaks the
 	// stdio transport: newline-delimited JSON-RPC on its stdin and stdout.
 	Command []string
+	// Pipe, instead of URL or Command, speaks the stdio transport to a
+	// server running in this process (see [Pipe]).
+	Pipe *Pipe
 	// Env is the child's environment (Command only), as exec.Cmd.Env:
 	// nil inherits this process's.
 	Env []string
@@ -180,6 +184,10 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	switch {
 	case opts.URL != "" && len(opts.Command) > 0:
 		return nil, errors.New("mcpclient: set URL or Command, not both")
+	case opts.Pipe != nil:
+		if err := opts.Pipe.check(opts); err != nil {
+			return nil, err
+		}
 	case len(opts.Command) > 0:
 		if opts.Command[0] == "" {
 			return nil, errors.New("mcpclient: empty command name")
@@ -241,7 +249,9 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		}
 	} else {
 		c.stdio = true
-		if c.tr, err = startStdio(c, opts.Command); err != nil {
+		if opts.Pipe != nil {
+			c.tr = startPipe(c, opts.Pipe)
+		} else if c.tr, err = startStdio(c, opts.Command); err != nil {
 			return nil, err
 		}
 	}

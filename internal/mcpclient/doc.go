@@ -9,7 +9,10 @@
 // child's stderr is never read as protocol: it goes to [Options.Stderr]
 // line by line, or into the trace. [Client.Close] closes the child's stdin,
 // waits up to 5 seconds for it to exit, then sends SIGTERM and, 2 seconds
-// later, kills it. What the protocol means is the same over both: the same
+// later, kills it. [Options.Pipe] speaks the same stdio to a server in
+// this process (runtime.Server.ServeStdio on io.Pipe pairs, as
+// runtime/elicittest does): Close ends its input and, after the same 5
+// seconds, its output. What the protocol means is the same over all: the same
 // handshake, _meta, elicitation answers, input_required retries and
 // cancellation, in one code path; only how bytes move differs.
 //

@@ -56,6 +56,10 @@ type stdioTransport struct {
 	readDone chan struct{}
 	exited   chan struct{}
 	exitErr  error // cmd.Wait's, set before exited closes
+
+	// kill stops a server that did not end after its stdin closed (why
+	// says so, for the trace), and returns once exited is closed.
+	kill func(why error)
 }
 
 // stdioCall is a request waiting for its response.
@@ -84,6 +88,7 @@ func startStdio(c *Client, argv []string) (*stdioTransport, error) {
 		exited:   make(chan struct{}),
 	}
 	t.stderr = &lineWriter{max: stderrLineMax, emit: t.stderrLine}
+	t.kill = t.killChild
 	// Not *os.File writers: exec copies the output in its own goroutines,
 	// which Wait (bounded by WaitDelay) ends, so nothing outlives the child.
 	cmd.Stdout, cmd.Stderr = pw, t.stderr
@@ -314,20 +319,7 @@ func (t *stdioTransport) close() error {
 		timer.Stop()
 	case <-timer.C:
 		err = fmt.Errorf("the server did not exit within %s of its stdin closing", stdioExitWait)
-		t.c.trace.notef(0, "%v; sending SIGTERM", err)
-		if t.cmd.Process.Signal(syscall.SIGTERM) == nil {
-			select {
-			case <-t.exited:
-			case <-time.After(stdioTermWait):
-			}
-		}
-		select {
-		case <-t.exited:
-		default:
-			t.c.trace.notef(0, "killing the server")
-			_ = t.cmd.Process.Kill()
-			<-t.exited
-		}
+		t.kill(err)
 	}
 	t.stop(ErrClosed)
 	<-t.readDone
@@ -341,6 +333,25 @@ func (t *stdioTransport) close() error {
 	}
 	t.c.trace.notef(0, "%s exited (%s)", t.name, status)
 	return err
+}
+
+// killChild sends the child SIGTERM and, if it is still running after
+// stdioTermWait, kills it.
+func (t *stdioTransport) killChild(why error) {
+	t.c.trace.notef(0, "%v; sending SIGTERM", why)
+	if t.cmd.Process.Signal(syscall.SIGTERM) == nil {
+		select {
+		case <-t.exited:
+		case <-time.After(stdioTermWait):
+		}
+	}
+	select {
+	case <-t.exited:
+	default:
+		t.c.trace.notef(0, "killing the server")
+		_ = t.cmd.Process.Kill()
+		<-t.exited
+	}
 }
 
 // stderrLine passes on one line of the child's stderr.

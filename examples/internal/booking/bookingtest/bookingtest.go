@@ -1,7 +1,8 @@
 // Package bookingtest is the end-to-end test suite of the gosdk and mcpgo
 // examples: both serve the same book_table tool, so one suite drives each
-// through the official go-sdk client and through internal/mcpclient, in
-// every protocol era, and checks its command line. What differs between
+// through the official go-sdk client and through runtime/elicittest (and
+// internal/mcpclient for raw requestState checks), in every protocol era,
+// and checks its command line. What differs between
 // the MCP libraries is a field of Suite.
 package bookingtest
 
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
+	"github.com/go-elicit/elicit/runtime/elicittest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,11 +40,11 @@ type Suite struct {
 }
 
 // Run runs the whole suite against s, one subtest a part: GoSDKClient,
-// MCPTestClient, RequestStateChecked, Main and MainBadFlag. Main signals
+// Elicittest, RequestStateChecked, Main and MainBadFlag. Main signals
 // the test process with SIGINT, so nothing else may run in parallel.
 func Run(t *testing.T, s Suite) {
 	t.Run("GoSDKClient", s.goSDKClient)
-	t.Run("MCPTestClient", s.mcpTestClient)
+	t.Run("Elicittest", s.kit)
 	t.Run("RequestStateChecked", s.requestStateChecked)
 	t.Run("Main", s.mainServes)
 	t.Run("MainBadFlag", s.mainBadFlag)
@@ -103,16 +105,12 @@ type user struct {
 	mu       sync.Mutex
 	answers  []answer
 	messages []string
-	schemas  []string
-	modes    []string
 }
 
-func (u *user) next(message, mode string, schema []byte) answer {
+func (u *user) next(message string) answer {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.messages = append(u.messages, message)
-	u.schemas = append(u.schemas, string(schema))
-	u.modes = append(u.modes, mode)
 	if len(u.answers) == 0 {
 		return canceled
 	}
@@ -178,8 +176,7 @@ func (s Suite) connectSDK(t *testing.T, url, version string, u *user) *mcp.Clien
 	opts := &mcp.ClientOptions{}
 	if u != nil {
 		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			schema, _ := json.Marshal(req.Params.RequestedSchema)
-			a := u.next(req.Params.Message, req.Params.Mode, schema)
+			a := u.next(req.Params.Message)
 			return &mcp.ElicitResult{Action: a.action, Content: a.content}, nil
 		}
 	}
@@ -252,9 +249,7 @@ func (s Suite) goSDKClient(t *testing.T) {
 	}
 }
 
-// --- our mcptest library ---
-
-var clientEras = []string{"2025-06-18", "2025-11-25", "2026-07-28"}
+// --- internal/mcpclient, for the raw requestState checks ---
 
 func connectOurs(t *testing.T, url, version string, u *user) *mcpclient.Client {
 	t.Helper()
@@ -262,7 +257,7 @@ func connectOurs(t *testing.T, url, version string, u *user) *mcpclient.Client {
 	if u != nil {
 		opts.Capabilities = mcpclient.Capabilities{Elicitation: &mcpclient.ElicitationCapability{}}
 		opts.OnElicit = func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-			a := u.next(p.Message, p.Mode, p.RequestedSchema)
+			a := u.next(p.Message)
 			r := mcpclient.ElicitResult{Action: a.action}
 			if a.content != nil {
 				raw, err := json.Marshal(a.content)
@@ -284,79 +279,71 @@ func connectOurs(t *testing.T, url, version string, u *user) *mcpclient.Client {
 	return c
 }
 
-func ourCall(t *testing.T, c *mcpclient.Client, args map[string]any) (*mcpclient.CallToolResult, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if args == nil {
-		args = map[string]any{}
-	}
-	raw, err := json.Marshal(args)
+// kit runs every flow through runtime/elicittest, whose client
+// sends content unchecked, in each era, and checks the schema variant and
+// mode each era is asked with.
+func (s Suite) kit(t *testing.T) {
+	h, err := s.NewHandler(slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.CallTool(ctx, "book_table", raw)
-	if err != nil {
-		t.Fatalf("CallTool: %v", err)
-	}
-	return res, strings.Join(res.Lines(), "\n")
+	srv := elicittest.NewServer(t, h)
+	srv.Each(t, func(t *testing.T, c *elicittest.Client) {
+		for _, f := range flows {
+			t.Run(f.name, func(t *testing.T) {
+				res := c.Call(t, "book_table", f.args, script(f.answers)...)
+				if f.isError {
+					res.WantError(t, f.want)
+				} else {
+					res.WantText(t, f.want)
+				}
+				res.WantAsked(t, f.asked...)
+				wantRounds := 0
+				if c.Protocol() == "2026-07-28" {
+					wantRounds = len(f.asked)
+				}
+				if res.Rounds != wantRounds {
+					t.Errorf("%d input_required rounds, want %d", res.Rounds, wantRounds)
+				}
+			})
+		}
+		t.Run("schema and mode", func(t *testing.T) {
+			asked := c.Call(t, "book_table", nil, elicittest.Decline()).Asked()
+			if len(asked) != 1 {
+				t.Fatalf("%d elicitations", len(asked))
+			}
+			schema := string(asked[0].Schema)
+			titled := strings.Contains(schema, `"oneOf":[{"const":"indoor","title":"Indoor"}`)
+			legacyTitled := strings.Contains(schema, `"enumNames":["Indoor","Outdoor terrace","At the bar"]`)
+			if legacy := c.Protocol() == "2025-06-18"; titled == legacy || legacyTitled != legacy {
+				t.Errorf("schema for %s: %s", c.Protocol(), schema)
+			}
+			if asked[0].Mode != "form" {
+				t.Errorf("mode %q, want form", asked[0].Mode)
+			}
+		})
+		t.Run("no capability", func(t *testing.T) {
+			cannot := srv.Connect(t, elicittest.Conn{Protocol: c.Protocol(), Elicitation: elicittest.NoElicitation})
+			cannot.Call(t, "book_table", nil).WantError(t, "missing required arguments: name, guests")
+		})
+	})
 }
 
-// mcpTestClient runs every flow through internal/mcpclient, which sends
-// content unchecked, in each era, and checks the schema variant and mode
-// each era is asked with.
-func (s Suite) mcpTestClient(t *testing.T) {
-	url, _ := s.serve(t)
-	for _, version := range clientEras {
-		t.Run(version, func(t *testing.T) {
-			for _, f := range flows {
-				t.Run(f.name, func(t *testing.T) {
-					u := &user{answers: f.answers}
-					c := connectOurs(t, url, version, u)
-					res, text := ourCall(t, c, f.args)
-					if !strings.Contains(text, f.want) || res.IsError != f.isError {
-						t.Fatalf("got %q isError=%v, want %q isError=%v", text, res.IsError, f.want, f.isError)
-					}
-					if got := u.asked(); strings.Join(got, "|") != strings.Join(f.asked, "|") {
-						t.Fatalf("asked %q, want %q", got, f.asked)
-					}
-					wantRounds := 0
-					if version == "2026-07-28" {
-						wantRounds = len(f.asked)
-					}
-					if res.Rounds != wantRounds {
-						t.Errorf("%d input_required rounds, want %d", res.Rounds, wantRounds)
-					}
-					if version == "2026-07-28" && res.ResultType != "complete" {
-						t.Errorf("resultType %q, want complete", res.ResultType)
-					}
-				})
-			}
-			t.Run("schema and mode", func(t *testing.T) {
-				u := &user{answers: []answer{declined}}
-				c := connectOurs(t, url, version, u)
-				ourCall(t, c, nil)
-				if len(u.schemas) != 1 {
-					t.Fatalf("%d elicitations", len(u.schemas))
-				}
-				titled := strings.Contains(u.schemas[0], `"oneOf":[{"const":"indoor","title":"Indoor"}`)
-				legacyTitled := strings.Contains(u.schemas[0], `"enumNames":["Indoor","Outdoor terrace","At the bar"]`)
-				if version == "2025-06-18" && (titled || !legacyTitled) || version != "2025-06-18" && (!titled || legacyTitled) {
-					t.Errorf("schema for %s: %s", version, u.schemas[0])
-				}
-				if version != "2025-06-18" && u.modes[0] != "form" {
-					t.Errorf("mode %q, want form", u.modes[0])
-				}
-			})
-			t.Run("no capability", func(t *testing.T) {
-				c := connectOurs(t, url, version, nil)
-				res, text := ourCall(t, c, nil)
-				if text != "missing required arguments: name, guests" || !res.IsError {
-					t.Fatalf("got %q isError=%v", text, res.IsError)
-				}
-			})
-		})
+// script turns a flow's answers into the kit's: content is sent as it is,
+// so that the bad-content flows reach the server.
+func script(answers []answer) []elicittest.Answer {
+	out := make([]elicittest.Answer, len(answers))
+	for i, a := range answers {
+		switch a.action {
+		case "accept":
+			out[i] = elicittest.AcceptRaw(a.content)
+		case "decline":
+			out[i] = elicittest.Decline()
+		default:
+			out[i] = elicittest.Cancel()
+		}
 	}
+	return out
 }
 
 // requestStateChecked checks that a requestState the server did not issue,
