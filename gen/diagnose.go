@@ -49,7 +49,13 @@ type Source struct {
 // //elicit:form that no file holds is reported too, also when the package
 // has no generated file at all. Test files are left out, as Generate
 // leaves them out.
+//
+// A Source without Fset, Pkg or Info (a nil one too) gets one diagnostic,
+// without a position, saying so.
 func Diagnose(src *Source) []Diagnostic {
+	if src == nil || src.Fset == nil || src.Pkg == nil || src.Info == nil {
+		return []Diagnostic{{Message: "gen.Diagnose: the source has no file set, package or type info: pass a type-checked package"}}
+	}
 	if !commentsMention(src.Files, directive.Prefix) {
 		// No directive, no generated file: go vet runs the analyzer on
 		// every dependency (for its facts), and most have nothing here.

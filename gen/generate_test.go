@@ -247,3 +247,20 @@ func TestFormatDiagnosticsPaths(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestZeroValues: the public API's zero values give errors or
+// diagnostics, not panics.
+func TestZeroValues(t *testing.T) {
+	for _, src := range []*Source{nil, {}} {
+		ds := Diagnose(src)
+		if len(ds) != 1 || ds[0].Pos.IsValid() || !strings.Contains(ds[0].Message, "pass a type-checked package") {
+			t.Errorf("Diagnose(%v) = %v", src, ds)
+		}
+	}
+	if _, err := Generate(Config{Dir: filepath.Join(t.TempDir(), "none")}); err == nil {
+		t.Error("Generate in a missing directory: no error")
+	}
+	if _, err := Load(t.TempDir(), []string{"./none"}, ""); !errors.Is(err, errLoad) {
+		t.Errorf("Load of a missing package: %v", err)
+	}
+}
