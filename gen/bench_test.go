@@ -50,12 +50,12 @@ type Peer%[1]dForm struct {
 // the comparison that leaves the file alone.
 func BenchmarkGenerate200(b *testing.B) {
 	dir := manyForms(b, 200)
-	if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+	if _, err := Generate(Config{Dir: dir, Patterns: []string{"."}}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+		if _, err := Generate(Config{Dir: dir, Patterns: []string{"."}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func BenchmarkGenerate200Fresh(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		os.Remove(out)
-		if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+		if _, err := Generate(Config{Dir: dir, Patterns: []string{"."}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -79,7 +79,7 @@ func BenchmarkGenerate200Fresh(b *testing.B) {
 // its generated file, in the same mode, and nothing else.
 func BenchmarkLoad200(b *testing.B) {
 	dir := manyForms(b, 200)
-	if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+	if _, err := Generate(Config{Dir: dir, Patterns: []string{"."}}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -100,12 +100,12 @@ func BenchmarkModelCheckEmit200(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		forms, diags := Build(pkgs[0].Source, nil)
-		diags = append(diags, Check(forms)...)
+		forms, diags := build(pkgs[0], nil)
+		diags = append(diags, checkForms(forms)...)
 		if len(diags) > 0 || len(forms) != 200 {
 			b.Fatalf("%d forms, %v", len(forms), diags)
 		}
-		if _, err := Emit(pkgs[0].Source.Pkg, forms); err != nil {
+		if _, err := emitForms(pkgs[0].Pkg, forms); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,12 +15,12 @@ func TestCommittedOutputIsFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forms, diags := Build(pkgs[0].Source, nil)
-	diags = append(diags, Check(forms)...)
+	forms, diags := build(pkgs[0], nil)
+	diags = append(diags, checkForms(forms)...)
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	got, err := Emit(pkgs[0].Source.Pkg, forms)
+	got, err := emitForms(pkgs[0].Pkg, forms)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func withImport(src, path string) string {
 // from copies whose files carry other names (so go/packages lists and
 // parses them in other orders), under several GOMAXPROCS, through
 // elicitgen's Run, and wants the same bytes every time. It then runs
-// Stale on each copy: no copy may be reported out of date.
+// stale on each copy: no copy may be reported out of date.
 func TestDeterministicAcrossFileOrders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
@@ -168,7 +168,7 @@ func TestDeterministicAcrossFileOrders(t *testing.T) {
 		writeFiles(t, dir, files)
 		runtime.GOMAXPROCS(1 + c%4)
 		for range 2 { // and load twice: go/packages parses in parallel
-			res, err := Run(&Config{Dir: dir, Patterns: []string{"."}})
+			res, err := Generate(Config{Dir: dir, Patterns: []string{"."}})
 			if err != nil {
 				t.Fatalf("copy %d: %v", c, err)
 			}
@@ -188,8 +188,8 @@ func TestDeterministicAcrossFileOrders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range Stale(pkgs[0].Source, os.ReadFile) {
-			t.Errorf("copy %d: fresh output reported stale: %s: %s", c, pkgs[0].Source.Fset.Position(d.Pos), d.Message)
+		for _, d := range stale(pkgs[0], os.ReadFile) {
+			t.Errorf("copy %d: fresh output reported stale: %s: %s", c, pkgs[0].Fset.Position(d.Pos), d.Message)
 		}
 	}
 	for _, form := range []string{"Alpha", "Beta", "Delta", "Gamma", "Mid", "Zed"} {
@@ -204,7 +204,7 @@ func TestDeterministicAcrossFileOrders(t *testing.T) {
 
 // TestDeterministicAcrossParseOrders builds the package from syntax parsed
 // and added to the file set in many orders, with an enum whose constants
-// are split over two files, and wants the same bytes from Emit each time.
+// are split over two files, and wants the same bytes from emitForms each time.
 func TestDeterministicAcrossParseOrders(t *testing.T) {
 	root := t.TempDir()
 	regionDir := filepath.Join(root, "region")
@@ -263,8 +263,8 @@ func TestDeterministicAcrossParseOrders(t *testing.T) {
 			}
 			return regionPkg, nil
 		}))
-		forms, diags := Build(src, nil)
-		diags = append(diags, Check(forms)...)
+		forms, diags := build(src, nil)
+		diags = append(diags, checkForms(forms)...)
 		if len(diags) > 0 {
 			t.Fatalf("diagnostics: %v", diags)
 		}

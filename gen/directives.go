@@ -7,12 +7,13 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/go-elicit/elicit/gen/internal/directive"
 	"github.com/go-elicit/elicit/internal/subset"
 )
 
 // directiveNames are the directives there are, in the order "did you mean"
 // prefers them.
-var directiveNames = []string{DirectiveForm, DirectiveAllowCredential}
+var directiveNames = []string{directive.Form, directive.AllowCredential}
 
 // directiveComments reports every elicit directive that would otherwise be
 // ignored without a word: one written "// elicit:form" (go directives have
@@ -55,7 +56,7 @@ func (b *builder) directiveComments() {
 					continue
 				}
 				d, ok := ast.ParseDirective(c.Slash, c.Text)
-				if !ok || d.Tool != DirectivePrefix {
+				if !ok || d.Tool != directive.Prefix {
 					continue
 				}
 				b.placeDirective(f, cg, d, onType[cg], onField[cg], onGroup[cg])
@@ -68,30 +69,30 @@ func (b *builder) directiveComments() {
 // not where it applies.
 func (b *builder) placeDirective(f *ast.File, cg *ast.CommentGroup, d ast.Directive, onType, onField, onGroup bool) {
 	switch d.Name {
-	case DirectiveForm:
+	case directive.Form:
 		switch {
 		case onType:
 			return
 		case onField:
-			b.errorf(d.Slash, "//%s:%s belongs on a type, not on a field", DirectivePrefix, d.Name)
+			b.errorf(d.Slash, "//%s:%s belongs on a type, not on a field", directive.Prefix, d.Name)
 		case onGroup:
-			b.errorf(d.Slash, "//%s:%s above a group of types marks none of them: put it directly above the type inside the parentheses", DirectivePrefix, d.Name)
+			b.errorf(d.Slash, "//%s:%s above a group of types marks none of them: put it directly above the type inside the parentheses", directive.Prefix, d.Name)
 		default:
-			b.errorf(d.Slash, "//%s:%s marks no type%s", DirectivePrefix, d.Name, b.detachedHint(f, cg))
+			b.errorf(d.Slash, "//%s:%s marks no type%s", directive.Prefix, d.Name, b.detachedHint(f, cg))
 		}
-	case DirectiveAllowCredential:
+	case directive.AllowCredential:
 		switch {
 		case onField:
 			return
 		case onType, onGroup:
-			b.errorf(d.Slash, "//%s:%s belongs on a field, not on a type", DirectivePrefix, d.Name)
+			b.errorf(d.Slash, "//%s:%s belongs on a field, not on a type", directive.Prefix, d.Name)
 		default:
-			b.errorf(d.Slash, "//%s:%s applies to no field: put it directly above the field, or at the end of its line", DirectivePrefix, d.Name)
+			b.errorf(d.Slash, "//%s:%s applies to no field: put it directly above the field, or at the end of its line", directive.Prefix, d.Name)
 		}
 	default:
-		msg := "unknown directive //" + DirectivePrefix + ":" + d.Name
+		msg := "unknown directive //" + directive.Prefix + ":" + d.Name
 		if s := subset.Suggest(d.Name, directiveNames); s != "" {
-			msg += ": did you mean //" + DirectivePrefix + ":" + s
+			msg += ": did you mean //" + directive.Prefix + ":" + s
 		}
 		b.errorf(d.Slash, "%s", msg)
 	}
@@ -127,7 +128,7 @@ func spacedDirective(text string) (string, bool) {
 		return "", false
 	}
 	trimmed := strings.TrimLeft(body, " \t")
-	prefix := DirectivePrefix + ":"
+	prefix := directive.Prefix + ":"
 	if len(trimmed) <= len(prefix) || !strings.EqualFold(trimmed[:len(prefix)], prefix) {
 		return "", false
 	}

@@ -2,11 +2,11 @@ package gen
 
 import "go/types"
 
-// Fingerprint hashes the field names and tags of a struct type, descending
+// structFingerprint hashes the field names and tags of a struct type, descending
 // into embedded structs, exactly as formimpl.Fingerprint does with reflect;
 // generated code compares the two at init to catch tags edited after
 // generation.
-func Fingerprint(st *types.Struct) uint64 {
+func structFingerprint(st *types.Struct) uint64 {
 	h := uint64(fnvOffset)
 	fingerprint(&h, st, 0)
 	return h

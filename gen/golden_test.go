@@ -44,7 +44,7 @@ type goldenCase struct {
 	wantOut string // name of the want/ section
 	decode  []decodeLine
 	dir     string
-	forms   []*Form
+	forms   []*formModel
 	pkgName string
 }
 
@@ -154,7 +154,7 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, err := Run(&Config{Dir: c.dir, Patterns: []string{"."}, Types: c.types})
+			res, err := Generate(Config{Dir: c.dir, Patterns: []string{"."}, Types: c.types})
 			var got []byte
 			var gotName string
 			var de *DiagnosticsError
@@ -176,7 +176,7 @@ func TestGolden(t *testing.T) {
 				}
 				gotName = "want/" + filepath.Base(res.Files[0])
 				// Generating again changes nothing, byte for byte.
-				res2, err := Run(&Config{Dir: c.dir, Patterns: []string{"."}, Types: c.types})
+				res2, err := Generate(Config{Dir: c.dir, Patterns: []string{"."}, Types: c.types})
 				if err != nil {
 					t.Fatalf("second Run: %v", err)
 				}
@@ -270,12 +270,12 @@ func runCompiled(t *testing.T, root string, cases []*goldenCase) {
 }
 
 // formsOf rebuilds the model of a case, for the additions the oracle needs.
-func formsOf(c *goldenCase) ([]*Form, error) {
+func formsOf(c *goldenCase) ([]*formModel, error) {
 	pkgs, err := Load(c.dir, []string{"."}, "")
 	if err != nil {
 		return nil, err
 	}
-	forms, diags := Build(pkgs[0].Source, c.types)
+	forms, diags := build(pkgs[0], c.types)
 	if len(diags) > 0 {
 		return nil, fmt.Errorf("%s: %v", c.name, diags)
 	}

@@ -12,23 +12,41 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-elicit/elicit/gen/internal/directive"
 	"golang.org/x/tools/go/packages"
 )
 
-// LoadMode is what the generator needs from go/packages.
+// LoadMode is what the generator asks of go/packages. The benchmarks
+// (internal/cmd/bench) load with it to measure the generator against the
+// packages.Load floor.
 const LoadMode = packages.NeedName | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedSyntax | packages.NeedFiles
 
-// Package is one loaded package.
-type Package struct {
-	Source *Source
-	Dir    string
+// loaded is one loaded package and its directory.
+type loaded struct {
+	src *Source
+	dir string
 }
 
-// ErrLoad is matched by errors from loading packages.
-var ErrLoad = errors.New("cannot load packages")
+// errLoad is matched by errors from loading packages.
+var errLoad = errors.New("cannot load packages")
 
 // Load type-checks the packages that patterns name, relative to dir, with
-// build tags. It stops on any package error, listing them all.
+// build tags, as Generate loads them: it stops on any package error,
+// listing them all, except a form's missing generated methods. elicitvet
+// uses it when go vet's own type-check stops on those.
+func Load(dir string, patterns []string, tags string) ([]*Source, error) {
+	pkgs, err := load(dir, patterns, tags)
+	if err != nil {
+		return nil, err
+	}
+	srcs := make([]*Source, len(pkgs))
+	for i, p := range pkgs {
+		srcs[i] = p.src
+	}
+	return srcs, nil
+}
+
+// load is Load, keeping each package's directory.
 //
 // A previously generated file may no longer compile against the edited
 // struct (its guards exist to make sure of that), which would block its own
@@ -36,11 +54,11 @@ var ErrLoad = errors.New("cannot load packages")
 // generator does. So each file elicitgen wrote is parsed as stubs of its
 // ElicitForm and ElicitDecode methods: code in the package that uses the
 // forms still type-checks, and nothing in the old output matters.
-func Load(dir string, patterns []string, tags string) ([]*Package, error) {
+func load(dir string, patterns []string, tags string) ([]*loaded, error) {
 	var mu sync.Mutex
 	stubbed := map[string]bool{}
 	parse := func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
-		if bytes.HasPrefix(src, []byte("// "+Header+"\n")) {
+		if bytes.HasPrefix(src, []byte("// "+header+"\n")) {
 			if stub, ok := stubOf(src); ok {
 				mu.Lock()
 				stubbed[filename] = true
@@ -56,7 +74,7 @@ func Load(dir string, patterns []string, tags string) ([]*Package, error) {
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
+		return nil, fmt.Errorf("%w: %w", errLoad, err)
 	}
 	var msgs []string
 	for _, p := range pkgs {
@@ -67,7 +85,7 @@ func Load(dir string, patterns []string, tags string) ([]*Package, error) {
 				// the package before its first generation); the stubs
 				// and this run's output stand in for it.
 				continue
-			case e.Kind == packages.TypeError && MissingFormMethod(e.Msg):
+			case e.Kind == packages.TypeError && directive.MissingFormMethod(e.Msg):
 				continue
 			}
 			msgs = append(msgs, e.Error())
@@ -75,31 +93,22 @@ func Load(dir string, patterns []string, tags string) ([]*Package, error) {
 	}
 	if len(msgs) > 0 {
 		sort.Strings(msgs)
-		return nil, fmt.Errorf("%w:\n\t%s", ErrLoad, strings.Join(msgs, "\n\t"))
+		return nil, fmt.Errorf("%w:\n\t%s", errLoad, strings.Join(msgs, "\n\t"))
 	}
 	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("%w: no packages match %q", ErrLoad, patterns)
+		return nil, fmt.Errorf("%w: no packages match %q", errLoad, patterns)
 	}
-	out := make([]*Package, 0, len(pkgs))
+	out := make([]*loaded, 0, len(pkgs))
 	for _, p := range pkgs {
 		if len(p.GoFiles) == 0 {
-			return nil, fmt.Errorf("%w: package %s has no Go files", ErrLoad, p.PkgPath)
+			return nil, fmt.Errorf("%w: package %s has no Go files", errLoad, p.PkgPath)
 		}
-		out = append(out, &Package{
-			Source: &Source{Fset: p.Fset, Files: p.Syntax, Pkg: p.Types, Info: p.TypesInfo},
-			Dir:    filepath.Dir(p.GoFiles[0]),
+		out = append(out, &loaded{
+			src: &Source{Fset: p.Fset, Files: p.Syntax, Pkg: p.Types, Info: p.TypesInfo},
+			dir: filepath.Dir(p.GoFiles[0]),
 		})
 	}
 	return out, nil
-}
-
-// MissingFormMethod reports a type error that only says a form lacks the
-// methods elicitgen generates: code calling runtime.Elicit[T] before the
-// first go generate, or on a form just added. The form structs themselves
-// still type-check, which is all the model needs, so Load lets these
-// errors pass, and so does elicitvet (see gen/vet).
-func MissingFormMethod(msg string) bool {
-	return strings.Contains(msg, "(missing method ElicitForm)") || strings.Contains(msg, "(missing method ElicitDecode)")
 }
 
 // onlyIn reports whether every "file:line" line of a go command error
@@ -112,7 +121,7 @@ func onlyIn(msg, dir string, files map[string]bool) bool {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if MissingFormMethod(line) {
+		if directive.MissingFormMethod(line) {
 			found = true
 			continue
 		}
@@ -154,7 +163,7 @@ func stubOf(src []byte) ([]byte, bool) {
 		return nil, false
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\npackage %s\n\n", Header, pkg)
+	fmt.Fprintf(&b, "// %s\n\npackage %s\n\n", header, pkg)
 	if len(methods) > 0 {
 		fmt.Fprintf(&b, "import %q\n\n", formimplPath)
 	}

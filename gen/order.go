@@ -6,7 +6,7 @@ import "go/token"
 // order go/packages (or go vet) happened to add a package's files to the
 // file set: token.Pos values of different files compare by that order,
 // which varies from run to run. So the generator never compares positions
-// of different files. Forms are ordered by name (see Build); everything
+// of different files. Forms are ordered by name (see build); everything
 // else that follows the source is ordered by sourceLess.
 
 // sourceLess orders two positions as they appear in the source: by file

@@ -89,7 +89,7 @@ func renderParts(pkg *types.Package, head *jen.File, files []*jen.File, workers 
 	// The head is formatted as a full file with every import, as the whole
 	// file would be; the forms' declarations follow it.
 	var src bytes.Buffer
-	fmt.Fprintf(&src, "// %s\n\npackage %s\n\n", Header, pkg.Name())
+	fmt.Fprintf(&src, "// %s\n\npackage %s\n\n", header, pkg.Name())
 	paths := make([]string, 0, len(specs))
 	for p := range specs {
 		paths = append(paths, p)
@@ -189,7 +189,7 @@ var majorVersion = regexp.MustCompile(`^v[0-9]+$`)
 // importName is the name an import spec binds: its alias, or for a spec
 // without one a cautious guess of the package name (the last element of the
 // path that is not a major version). A wrong guess can only make two
-// imports look alike, which sends Emit to the one-file path.
+// imports look alike, which sends emitForms to the one-file path.
 func importName(ipath, spec string) string {
 	if spec[0] != '"' {
 		name, _, _ := bytes.Cut([]byte(spec), []byte(" "))

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// emitAllWays emits the package in dir every way Emit can and checks that
+// emitAllWays emits the package in dir every way emitForms can and checks that
 // the outputs agree byte for byte and are gofmt'ed.
 func emitAllWays(t *testing.T, dir string, wantForms int) []byte {
 	t.Helper()
@@ -16,12 +16,12 @@ func emitAllWays(t *testing.T, dir string, wantForms int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forms, diags := Build(pkgs[0].Source, nil)
-	diags = append(diags, Check(forms)...)
+	forms, diags := build(pkgs[0], nil)
+	diags = append(diags, checkForms(forms)...)
 	if len(diags) > 0 || len(forms) != wantForms {
 		t.Fatalf("%d forms, diagnostics %v", len(forms), diags)
 	}
-	pkg := pkgs[0].Source.Pkg
+	pkg := pkgs[0].Pkg
 	whole, err := emitWhole(pkg, forms)
 	if err != nil {
 		t.Fatal(err)

@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-elicit/elicit/gen/internal/directive"
 )
 
-// Stale compares each file elicitgen wrote in src's package with what
-// elicitgen makes of the package now, through the same Build, Check and
-// Emit, and reports every form whose generated code differs, at the form:
+// stale compares each file elicitgen wrote in src's package with what
+// elicitgen makes of the package now, through the same build, checkForms and
+// emitForms, and reports every form whose generated code differs, at the form:
 // an enum constant added or retitled, a doc comment or tag edited without
 // running go generate. read returns a file's bytes (an analysis pass's
 // ReadFile, which sees unsaved editor buffers, or os.ReadFile).
@@ -27,8 +29,8 @@ import (
 // does not compile, and elicitvet shows this report, and the form's own
 // problems, instead of the compiler's "missing method". Test files are
 // left out, as elicitgen leaves them out. When the package has problems of
-// its own, Stale reports nothing: Build and Check report those.
-func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic {
+// its own, stale reports nothing: build and checkForms report those.
+func stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic {
 	type generated struct {
 		name  string
 		pos   token.Pos
@@ -66,7 +68,7 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 	// In file name order, not the order the files were loaded in: the
 	// home of unheld forms must not change from run to run.
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
-	marked, ds := Build(&base, nil)
+	marked, ds := build(&base, nil)
 	if len(ds) > 0 {
 		return diags
 	}
@@ -95,14 +97,14 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 		if len(g.forms) == 0 {
 			continue
 		}
-		forms, ds := Build(&base, g.forms)
+		forms, ds := build(&base, g.forms)
 		if len(ds) > 0 {
 			continue // a form the file holds is gone: the file no longer compiles
 		}
-		if ds := Check(forms); len(ds) > 0 {
+		if ds := checkForms(forms); len(ds) > 0 {
 			continue
 		}
-		want, err := Emit(src.Pkg, forms)
+		want, err := emitForms(src.Pkg, forms)
 		if err != nil {
 			diags = append(diags, Diagnostic{g.pos, fmt.Sprintf("cannot regenerate %s: %v", filepath.Base(g.name), err)})
 			continue
@@ -145,10 +147,10 @@ func Stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 // generated file. Most packages have no form: a look at the comments
 // spares them the model.
 func neverGenerated(src *Source) []Diagnostic {
-	if !CommentsMention(src.Files, FormDirective) {
+	if !commentsMention(src.Files, directive.FormComment) {
 		return nil
 	}
-	marked, ds := Build(src, nil)
+	marked, ds := build(src, nil)
 	if len(ds) > 0 {
 		return nil
 	}
@@ -160,12 +162,9 @@ func neverGenerated(src *Source) []Diagnostic {
 	return diags
 }
 
-// FormDirective is the comment that marks a form.
-const FormDirective = "//" + DirectivePrefix + ":" + DirectiveForm
-
-// CommentsMention reports whether a comment of files contains text: a
+// commentsMention reports whether a comment of files contains text: a
 // look that spares packages without forms the model.
-func CommentsMention(files []*ast.File, text string) bool {
+func commentsMention(files []*ast.File, text string) bool {
 	for _, f := range files {
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
@@ -189,7 +188,7 @@ func writtenByElicitgen(f *ast.File) bool {
 		return false
 	}
 	c := f.Comments[0].List[0]
-	return c.Text == "// "+Header && c.Pos() < f.Package
+	return c.Text == "// "+header && c.Pos() < f.Package
 }
 
 // formsIn lists the receivers of the ElicitForm methods in a generated
@@ -208,9 +207,9 @@ func formsIn(src []byte) []string {
 	return names
 }
 
-// schemasIn reports whether every schema of form appears in src as Emit
+// schemasIn reports whether every schema of form appears in src as emitForms
 // writes it.
-func schemasIn(form *Form, src []byte) bool {
+func schemasIn(form *formModel, src []byte) bool {
 	for _, v := range form.Variants {
 		if v.Schema == nil {
 			continue
@@ -228,13 +227,13 @@ func schemasIn(form *Form, src []byte) bool {
 
 // fingerprintCall is the form's line in the generated init, as emitHeader
 // writes it.
-func fingerprintCall(form *Form) string {
+func fingerprintCall(form *formModel) string {
 	return fmt.Sprintf("formimpl.CheckFingerprint((*%s)(nil), %s, %#x)", form.Name, strconv.Quote(form.Name), form.Fingerprint)
 }
 
 // formDecls renders the declarations of one form as emitFile does, so that
 // an up-to-date file holds them verbatim.
-func formDecls(pkg *types.Package, form *Form) ([]byte, error) {
+func formDecls(pkg *types.Package, form *formModel) ([]byte, error) {
 	f := newJenFile(pkg)
 	(&emitter{file: f, pkg: pkg, form: form}).emit()
 	p := renderPart(pkg, f, true)

@@ -30,14 +30,14 @@ type DeployForm struct {
 `
 
 // staleCase writes a package from src, generates it, then replaces the
-// source with edited and runs Stale on the result.
+// source with edited and runs stale on the result.
 func staleCase(t *testing.T, dir, src, edited string) []string {
 	t.Helper()
 	file := filepath.Join(dir, "deploy.go")
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+	if _, err := Generate(Config{Dir: dir, Patterns: []string{"."}}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
@@ -47,9 +47,9 @@ func staleCase(t *testing.T, dir, src, edited string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src2 := pkgs[0].Source
+	src2 := pkgs[0]
 	var got []string
-	for _, d := range Stale(src2, os.ReadFile) {
+	for _, d := range stale(src2, os.ReadFile) {
 		p := src2.Fset.Position(d.Pos)
 		got = append(got, filepath.Base(p.Filename)+":"+strconv.Itoa(p.Line)+": "+d.Message)
 	}
@@ -105,7 +105,7 @@ func TestEnumGuardFailsBuild(t *testing.T) {
 	if err := os.WriteFile(file, []byte(staleSource), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(&Config{Dir: dir, Patterns: []string{"."}}); err != nil {
+	if _, err := Generate(Config{Dir: dir, Patterns: []string{"."}}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	build := func() (string, error) {
@@ -154,9 +154,9 @@ func TestStaleNeverGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := pkgs[0].Source
+	src := pkgs[0]
 	var got []string
-	for _, d := range Stale(src, os.ReadFile) {
+	for _, d := range stale(src, os.ReadFile) {
 		got = append(got, filepath.Base(src.Fset.Position(d.Pos).Filename)+": "+d.Message)
 	}
 	want := "demo.go: no generated code for DemoForm (there is no demo_elicit.go): run go generate"

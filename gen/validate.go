@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-elicit/elicit/gen/internal/directive"
+	"github.com/go-elicit/elicit/gen/internal/oracle"
 	"github.com/go-elicit/elicit/internal/subset"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
@@ -15,7 +17,7 @@ import (
 // validateTag maps the parts of a validate tag that the schema can express
 // to schema keywords (the decoder then enforces them) and keeps the rest for
 // the validator, which runs on the server after decoding.
-func (b *builder) validateTag(f *Field, tag string) {
+func (b *builder) validateTag(f *fieldModel, tag string) {
 	if tag == "" {
 		return
 	}
@@ -51,20 +53,20 @@ func (b *builder) validateTag(f *Field, tag string) {
 
 // validatePart expresses one validate tag part in the schema and reports
 // whether it did.
-func (b *builder) validatePart(f *Field, p string) bool {
+func (b *builder) validatePart(f *fieldModel, p string) bool {
 	key, param, _ := strings.Cut(p, "=")
 	s := f.Schema
 	add := func(keyword string) {
-		f.Additions = append(f.Additions, Addition{f.Name, keyword, ReasonValidateTag})
+		f.Additions = append(f.Additions, oracle.Addition{Property: f.Name, Keyword: keyword, Reason: oracle.ReasonValidateTag})
 	}
 	switch key {
 	case "required":
 		if param != "" {
 			return false
 		}
-		if !f.Pointer && (f.Kind == KindBool || f.Kind == KindInt || f.Kind == KindUint || f.Kind == KindFloat) {
+		if !f.Pointer && (f.Kind == kindBool || f.Kind == kindInt || f.Kind == kindUint || f.Kind == kindFloat) {
 			zero, answer, refuse := "0", "0", `validate:"ne=0"`
-			if f.Kind == KindBool {
+			if f.Kind == kindBool {
 				zero, answer, refuse = "false", "no", `validate:"eq=true"` // a consent box
 			}
 			b.errorf(f.Pos, "field %s: validate:\"required\" on %s %s rejects %s (validator's required means non-zero), so the user could not answer %s: drop it, as without omitempty the property is required in the schema already, or make the field *%s; to refuse %s on purpose, write %s",
@@ -80,7 +82,7 @@ func (b *builder) validatePart(f *Field, p string) bool {
 		lower := key == "min" || key == "gte" || key == "len"
 		upper := key == "max" || key == "lte" || key == "len"
 		switch f.Kind {
-		case KindString, KindMultiSelect:
+		case kindString, kindMultiSelect:
 			n, err := strconv.ParseUint(param, 10, 64)
 			if err != nil {
 				return false
@@ -88,7 +90,7 @@ func (b *builder) validatePart(f *Field, p string) bool {
 			minKey, maxKey := "minLength", "maxLength"
 			minP, maxP := &s.MinLength, &s.MaxLength
 			fMin, fMax := &f.MinLength, &f.MaxLength
-			if f.Kind == KindMultiSelect {
+			if f.Kind == kindMultiSelect {
 				minKey, maxKey = "minItems", "maxItems"
 				minP, maxP = &s.MinItems, &s.MaxItems
 				fMin, fMax = &f.MinItems, &f.MaxItems
@@ -100,7 +102,7 @@ func (b *builder) validatePart(f *Field, p string) bool {
 				b.mergeCount(f, maxKey, maxP, fMax, n, add)
 			}
 			return true
-		case KindInt, KindUint, KindFloat:
+		case kindInt, kindUint, kindFloat:
 			if key == "len" {
 				return false
 			}
@@ -131,26 +133,26 @@ func (b *builder) validatePart(f *Field, p string) bool {
 		}
 		return false
 	case "oneof":
-		if f.Kind == KindEnum {
+		if f.Kind == kindEnum {
 			return b.oneOfEnum(f, param)
 		}
-		if f.Kind != KindString || len(s.Enum) > 0 {
+		if f.Kind != kindString || len(s.Enum) > 0 {
 			return false
 		}
 		vals := splitOneOf(param)
 		if len(vals) == 0 {
 			return false
 		}
-		e := &Enum{}
+		e := &enumModel{}
 		for _, v := range vals {
-			e.Members = append(e.Members, EnumMember{Value: v})
+			e.Members = append(e.Members, enumMember{Value: v})
 			s.Enum = append(s.Enum, v)
 		}
-		f.Kind, f.Enum = KindEnum, e
+		f.Kind, f.Enum = kindEnum, e
 		add("enum")
 		return true
 	case "email", "url", "uri", "datetime":
-		if f.Kind != KindString {
+		if f.Kind != kindString {
 			return false
 		}
 		format := map[string]string{"email": "email", "url": "uri", "uri": "uri"}[key]
@@ -184,7 +186,7 @@ func (b *builder) validatePart(f *Field, p string) bool {
 // makes a form the user cannot answer as the validator wants, so it is
 // reported; a subset of the members narrows the choices offered, so the
 // form offers no choice the validator would then refuse.
-func (b *builder) oneOfEnum(f *Field, param string) bool {
+func (b *builder) oneOfEnum(f *fieldModel, param string) bool {
 	vals := splitOneOf(param)
 	members := f.Enum.Values()
 	var strays []string
@@ -205,7 +207,7 @@ func (b *builder) oneOfEnum(f *Field, param string) bool {
 	if len(vals) == 0 {
 		return false
 	}
-	e := &Enum{Type: f.Enum.Type}
+	e := &enumModel{Type: f.Enum.Type}
 	for _, m := range f.Enum.Members {
 		if slices.Contains(vals, m.Value) {
 			e.Members = append(e.Members, m)
@@ -214,7 +216,7 @@ func (b *builder) oneOfEnum(f *Field, param string) bool {
 	if f.Enum.Type == nil {
 		// invopop keeps every enum tag member; a type's enum is an
 		// addition already.
-		f.Additions = append(f.Additions, Addition{f.Name, enumKeyword(e), ReasonValidateTag})
+		f.Additions = append(f.Additions, oracle.Addition{Property: f.Name, Keyword: enumKeyword(e), Reason: oracle.ReasonValidateTag})
 	}
 	f.Enum = e
 	setEnum(f.Schema, e)
@@ -228,7 +230,7 @@ func article(word string) string {
 	return "a"
 }
 
-func (b *builder) mergeCount(f *Field, keyword string, sp **uint64, fp **uint64, n uint64, add func(string)) bool {
+func (b *builder) mergeCount(f *fieldModel, keyword string, sp **uint64, fp **uint64, n uint64, add func(string)) bool {
 	if *sp != nil {
 		if **sp != n {
 			b.errorf(f.Pos, "field %s: conflicting %s: the jsonschema tag says %d, the validate tag %d", f.GoName, keyword, **sp, n)
@@ -282,20 +284,20 @@ func crossField(key string) bool {
 
 // checkValidatorTag makes sure the validator knows the tag: an unknown tag
 // would panic on the first answer at run time, so it is a build error here.
-func (b *builder) checkValidatorTag(f *Field, tag string) {
+func (b *builder) checkValidatorTag(f *fieldModel, tag string) {
 	var zero any
 	switch f.Kind {
-	case KindString, KindEnum, KindTime:
+	case kindString, kindEnum, kindTime:
 		zero = ""
-	case KindInt:
+	case kindInt:
 		zero = int64(0)
-	case KindUint:
+	case kindUint:
 		zero = uint64(0)
-	case KindFloat:
+	case kindFloat:
 		zero = float64(0)
-	case KindBool:
+	case kindBool:
 		zero = false
-	case KindMultiSelect:
+	case kindMultiSelect:
 		zero = []string{}
 	}
 	if err := tryValidator(zero, tag); err != nil {
@@ -341,9 +343,9 @@ func tryValidator(v any, tag string) (err error) {
 
 // credential reports a property that looks like it asks for a secret:
 // form mode must not, URL mode exists for that.
-func (b *builder) credential(f *Field, reason string, allowed bool) {
+func (b *builder) credential(f *fieldModel, reason string, allowed bool) {
 	kind := f.Schema.Type
-	if f.Kind == KindEnum {
+	if f.Kind == kindEnum {
 		kind = "enum"
 	}
 	what, seen, ok := subset.CredentialProperty(kind, f.Name, f.Schema.Title, f.Schema.Description)
@@ -357,7 +359,7 @@ func (b *builder) credential(f *Field, reason string, allowed bool) {
 	case "description":
 		where = fmt.Sprintf(" (description %q)", shorten(f.Schema.Description, 60))
 	}
-	b.errorf(f.Pos, "field %s: property %q%s looks like it asks for %s; form mode must not ask for credentials (use URL mode, or mark the field //%s:%s <reason>)", f.GoName, f.Name, where, what, DirectivePrefix, DirectiveAllowCredential)
+	b.errorf(f.Pos, "field %s: property %q%s looks like it asks for %s; form mode must not ask for credentials (use URL mode, or mark the field //%s:%s <reason>)", f.GoName, f.Name, where, what, directive.Prefix, directive.AllowCredential)
 }
 
 // shorten cuts s to at most n runes, marking the cut.

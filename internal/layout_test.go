@@ -34,7 +34,8 @@ var shippedInternals = []string{
 // testOnly are the folders of test support inside cmd/, gen and runtime:
 // only tests compile them, so no shipped package may depend on them.
 var testOnly = []string{
-	"gen/internal",
+	"gen/internal/benchform",
+	"gen/internal/goldencheck",
 	"runtime/internal/adaptertest",
 	"runtime/internal/testform",
 }

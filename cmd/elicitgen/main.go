@@ -125,17 +125,88 @@
 // Arguments name the package: a directory or a go list pattern, "." by
 // default (go generate runs in the package's directory).
 //
+// Messages go to standard error with the "elicitgen: " prefix; problems in
+// the source are "file:line:col: message" lines, all of them, sorted, and
+// then nothing is written. On success elicitgen prints nothing.
+//
 // Exit status: 0 on success, 1 when the source has problems or generation
 // fails, 2 for a bad command line.
 //
 // The same checks run in go vet through cmd/elicitvet, and in golangci-lint
-// through the module plugin in gen/vet/golangci (gopls cannot load them).
+// through the module plugin in gen/elicitform/golangci (gopls cannot load
+// them).
 package main
 
 import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
 	"os"
+	"strings"
 
 	"github.com/go-elicit/elicit/gen"
 )
 
-func main() { os.Exit(gen.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+
+// run is the command: it parses args (without the program name), runs
+// the generator and returns the exit status.
+func run(args []string, stderr io.Writer) int {
+	logger := log.New(stderr, "elicitgen: ", 0)
+	fs := flag.NewFlagSet("elicitgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	typeNames := fs.String("type", "", "comma-separated list of struct type names to generate for; default: every type marked //elicit:form")
+	output := fs.String("output", "", "output file name; default: <package>_elicit.go in the package directory")
+	tags := fs.String("tags", "", "comma-separated list of build tags to apply when loading the package")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: elicitgen [flags] [package directory or pattern]\n")
+		fmt.Fprintf(stderr, "For more information, see: go doc github.com/go-elicit/elicit/cmd/elicitgen\n")
+		fmt.Fprintf(stderr, "Flags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	cfg := gen.Config{Output: *output, Tags: *tags, Patterns: fs.Args()}
+	if *typeNames != "" {
+		for _, n := range strings.Split(*typeNames, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				logger.Printf("-type: empty type name in %q", *typeNames)
+				return 2
+			}
+			cfg.Types = append(cfg.Types, n)
+		}
+	}
+	// Like stringer, elicitgen says nothing on success.
+	if _, err := gen.Generate(cfg); err != nil {
+		var cfgErr *gen.ConfigError
+		var diags *gen.DiagnosticsError
+		switch {
+		case errors.As(err, &cfgErr):
+			logger.Print(err)
+			fs.Usage()
+			return 2
+		case errors.As(err, &diags):
+			for _, line := range diags.Lines {
+				fmt.Fprintln(stderr, line)
+			}
+			logger.Printf("%d problem%s; nothing written", len(diags.Lines), plural(len(diags.Lines)))
+		default:
+			logger.Print(err)
+		}
+		return 1
+	}
+	return 0
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

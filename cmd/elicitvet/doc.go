@@ -38,7 +38,7 @@
 //
 // Editors and linters: gopls runs only the analyzers compiled into it, so it
 // cannot show these diagnostics. For an editor, build golangci-lint with the
-// module plugin in package github.com/go-elicit/elicit/gen/vet/golangci,
+// module plugin in package github.com/go-elicit/elicit/gen/elicitform/golangci,
 // which runs the same analyzer; its documentation shows the two
 // configuration files.
 //

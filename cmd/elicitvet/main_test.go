@@ -93,7 +93,7 @@ func TestVetWarmCacheCrossPackageTitle(t *testing.T) {
 	}
 	bin := buildVettool(t)
 	dir, _ := scratch(t, map[string]string{"region/region.go": regionSource, "app/app.go": appSource})
-	if _, err := gen.Run(&gen.Config{Dir: filepath.Join(dir, "app"), Patterns: []string{"."}}); err != nil {
+	if _, err := gen.Generate(gen.Config{Dir: filepath.Join(dir, "app"), Patterns: []string{"."}}); err != nil {
 		t.Fatal(err)
 	}
 	vet := func(extra ...string) (string, error) {
@@ -209,7 +209,7 @@ func TestVetMissingGeneratedMethods(t *testing.T) {
 		t.Errorf("elicitvet ./... (err %v) differs from go vet:\n%s\n--- go vet ---\n%s", err, out, vetOut)
 	}
 
-	if _, err := gen.Run(&gen.Config{Dir: filepath.Join(dir, "app"), Patterns: []string{"."}}); err != nil {
+	if _, err := gen.Generate(gen.Config{Dir: filepath.Join(dir, "app"), Patterns: []string{"."}}); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := goIn(dir, "vet", "-vettool="+bin, "./..."); err != nil {

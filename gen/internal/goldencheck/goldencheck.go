@@ -14,25 +14,18 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/go-elicit/elicit/gen"
+	"github.com/go-elicit/elicit/gen/internal/oracle"
 	"github.com/go-elicit/elicit/internal/subset"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
-// Addition is gen.Addition, spelled out in generated test tables.
-type Addition = gen.Addition
+// Addition is oracle.Addition, spelled out in generated test tables.
+type Addition = oracle.Addition
 
 // Reasons are the only differences from invopop the generator may make,
-// each documented with its constant in gen/model.go and in cmd/elicitgen's
-// manual.
-var Reasons = []string{
-	gen.ReasonDocComment,
-	gen.ReasonEnumConstants,
-	gen.ReasonPointerOptional,
-	gen.ReasonValidateTag,
-	gen.ReasonIntRange,
-	gen.ReasonDefaultOptional,
-}
+// each documented with its constant in gen/internal/oracle and in
+// cmd/elicitgen's manual.
+var Reasons = oracle.Reasons
 
 // Outcome renders a decode result: "ok <value as JSON>" or "err <message>".
 // An error that is not a *formimpl.ContentError is marked, since the

@@ -18,8 +18,8 @@ import (
 // floor every generator built on go/packages pays: packages.Load of the same
 // package in gen.LoadMode.
 //
-//	fresh   gen.Run with no output yet: load, model, check, emit, write
-//	again   gen.Run with its output in place and unchanged (every later go generate)
+//	fresh   gen.Generate with no output yet: load, model, check, emit, write
+//	again   gen.Generate with its output in place and unchanged (every later go generate)
 //	load    packages.Load of the package without the output (the floor of fresh)
 //	loadOut packages.Load of the package with the output (the floor of again:
 //	        the same files; the generator stubs its old output, so it may beat it)
@@ -67,7 +67,7 @@ func measureGenerate(work string, sizes []int, reps int, raw func(string)) ([]ge
 			return nil, err
 		}
 		output := filepath.Join(dir, "many_elicit.go")
-		cfg := &gen.Config{Dir: dir, Patterns: []string{"."}}
+		cfg := gen.Config{Dir: dir, Patterns: []string{"."}}
 		loadPkg := func() error {
 			pkgs, err := packages.Load(&packages.Config{Mode: gen.LoadMode, Dir: dir}, ".")
 			if err == nil && packages.PrintErrors(pkgs) > 0 {
@@ -83,12 +83,12 @@ func measureGenerate(work string, sizes []int, reps int, raw func(string)) ([]ge
 				return nil, err
 			}
 			load = append(load, t)
-			if t, err = timed(func() error { _, err := gen.Run(cfg); return err }); err != nil {
+			if t, err = timed(func() error { _, err := gen.Generate(cfg); return err }); err != nil {
 				return nil, fmt.Errorf("elicitgen on %d forms: %w", n, err)
 			}
 			fresh = append(fresh, t)
 			t, err = timed(func() error {
-				res, err := gen.Run(cfg)
+				res, err := gen.Generate(cfg)
 				if err == nil && len(res.Written) > 0 {
 					err = fmt.Errorf("elicitgen rewrote unchanged output for %d forms", n)
 				}

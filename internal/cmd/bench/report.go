@@ -284,7 +284,7 @@ func (r *report) markdown() string {
 
 	if len(r.gen) > 0 {
 		p("\n## Generator\n\n")
-		p("`gen.Run` in process on a package of N forms shaped like `BenchmarkGenerate200`'s, against `packages.Load` of the same package in `gen.LoadMode` (the floor every go/packages generator pays): without the generated file for the first run, with it for a later run; median of the runs.\n\n")
+		p("`gen.Generate` in process on a package of N forms shaped like `BenchmarkGenerate200`'s, against `packages.Load` of the same package in `gen.LoadMode` (the floor every go/packages generator pays): without the generated file for the first run, with it for a later run; median of the runs.\n\n")
 		p("| forms | first run (writes) | floor: Load without output | ÷ floor | later run (unchanged) | floor: Load with output | ÷ floor |\n|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, g := range r.gen {
 			p("| %d | %s | %s | %s | %s | %s | %s |\n", g.forms, fmtDur(g.fresh), fmtDur(g.load), ratio(float64(g.fresh), float64(g.load)),

@@ -16,11 +16,11 @@ import (
 
 	"github.com/golangci/plugin-module-register/register"
 
-	"github.com/go-elicit/elicit/gen/vet"
+	"github.com/go-elicit/elicit/gen/elicitform"
 )
 
 func TestPlugin(t *testing.T) {
-	newPlugin, err := register.GetPlugin("elicit")
+	newPlugin, err := register.GetPlugin("elicitform")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestPlugin(t *testing.T) {
 			t.Fatalf("settings %v: %v", settings, err)
 		}
 		as, err := p.BuildAnalyzers()
-		if err != nil || len(as) != 1 || as[0] != vet.Analyzer {
+		if err != nil || len(as) != 1 || as[0] != elicitform.Analyzer {
 			t.Errorf("BuildAnalyzers() = %v, %v; want elicit's analyzer", as, err)
 		}
 		if m := p.GetLoadMode(); m != register.LoadModeTypesInfo {
@@ -38,7 +38,7 @@ func TestPlugin(t *testing.T) {
 		}
 	}
 	_, err = New(map[string]any{"strict": true})
-	if err == nil || !strings.Contains(err.Error(), `elicit takes no settings`) || !strings.Contains(err.Error(), `"strict"`) {
+	if err == nil || !strings.Contains(err.Error(), `elicitform takes no settings`) || !strings.Contains(err.Error(), `"strict"`) {
 		t.Errorf("New with a setting: %v; want an error naming it", err)
 	}
 }
@@ -182,14 +182,14 @@ func TestCustomBinary(t *testing.T) {
 	}
 	var got []string
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasSuffix(line, " (elicit)") {
+		if strings.HasSuffix(line, " (elicitform)") {
 			got = append(got, line)
 		}
 	}
 	want := []string{
-		"lintme/bad/bad.go:9:2: field Name: minLength 5 is greater than maxLength 2 (elicit)",
-		"lintme/bad/bad.go:10:2: field Tags: map map[string]string is not allowed: elicitation forms are flat (elicit)",
-		"lintme/peer/peer.go:9:6: generated code for Form is out of date (its schema in peer_elicit.go differs): run go generate (elicit)",
+		"lintme/bad/bad.go:9:2: field Name: minLength 5 is greater than maxLength 2 (elicitform)",
+		"lintme/bad/bad.go:10:2: field Tags: map map[string]string is not allowed: elicitation forms are flat (elicitform)",
+		"lintme/peer/peer.go:9:6: generated code for Form is out of date (its schema in peer_elicit.go differs): run go generate (elicitform)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("custom-gcl run reported\n%s\nwant\n%s\nfull output:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)

@@ -1,4 +1,4 @@
-package vet_test
+package elicitform_test
 
 import (
 	"os"
@@ -9,11 +9,11 @@ import (
 
 	"golang.org/x/tools/go/analysis/analysistest"
 
-	"github.com/go-elicit/elicit/gen/vet"
+	"github.com/go-elicit/elicit/gen/elicitform"
 )
 
 func TestAnalyzer(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), vet.Analyzer, "a")
+	analysistest.Run(t, analysistest.TestData(), elicitform.Analyzer, "a")
 }
 
 // TestStale runs the analyzer on a package whose generated file predates
@@ -53,5 +53,5 @@ func TestStale(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(dir, "deploy"), os.DirFS(filepath.Join("testdata", "stale", "deploy"))); err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, vet.Analyzer, "example.com/stale/deploy")
+	analysistest.Run(t, dir, elicitform.Analyzer, "example.com/stale/deploy")
 }

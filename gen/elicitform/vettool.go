@@ -1,4 +1,4 @@
-package vet
+package elicitform
 
 import (
 	"bytes"
@@ -15,76 +15,26 @@ import (
 	"golang.org/x/tools/go/analysis/unitchecker"
 
 	"github.com/go-elicit/elicit/gen"
+	"github.com/go-elicit/elicit/gen/internal/directive"
 )
 
-// Main is the whole elicitvet command; manual is its documentation, which
-// "elicitvet help" prints. It never returns.
-//
-//   - "elicitvet help" (or -h, -help, --help) prints the manual.
-//   - Run by go vet (-vettool), it is a unitchecker: go vet asks for its
-//     flags (-flags) and version (-V=full), then runs it once per package
-//     with a .cfg file. When that package does not type-check only because
-//     forms lack their generated methods (a handler already calls
-//     runtime.Elicit[LoginForm] before the first go generate), it loads
-//     the package as elicitgen does, which lets exactly those errors pass,
-//     and reports what the analyzer would: the forms' problems, or that
-//     their code is not generated. The compiler's "missing method" would
-//     hide both.
-//   - Otherwise the arguments are go vet's: "elicitvet ./..." runs
-//     "go vet -vettool=<this program> ./...", so positions, caching and
-//     exit codes are go vet's.
-func Main(manual string) {
+// Main runs Analyzer as a go vet tool, with os.Args as go vet passes them
+// (the -flags and -V=full queries, then one .cfg file per package), and
+// never returns; cmd/elicitvet calls it for go vet's arguments. It differs
+// from unitchecker.Main in one case: when a package does not type-check
+// only because forms lack their generated methods (a handler already
+// calls runtime.Elicit[LoginForm] before the first go generate), it loads
+// the package as elicitgen does, which lets exactly those errors pass,
+// and reports what the analyzer would: the forms' problems, or that their
+// code is not generated. The compiler's "missing method" would hide both.
+func Main() {
 	args := os.Args[1:]
-	switch {
-	case len(args) == 0:
-		fmt.Fprintln(os.Stderr, "usage: elicitvet [go vet flags] packages\n       go vet -vettool=$(which elicitvet) packages\nRun \"elicitvet help\" for the manual.")
-		os.Exit(2)
-	case args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help":
-		fmt.Print(manual)
-		os.Exit(0)
-	case !calledByGoVet(args):
-		os.Exit(goVet(args))
-	}
-	if cfg := args[len(args)-1]; strings.HasSuffix(cfg, ".cfg") && os.Getenv(retryEnv) == "" {
-		if code, ok := typeErrorFallback(cfg, os.Stdout, os.Stderr); ok {
+	if len(args) > 0 && strings.HasSuffix(args[len(args)-1], ".cfg") && os.Getenv(retryEnv) == "" {
+		if code, ok := typeErrorFallback(args[len(args)-1], os.Stdout, os.Stderr); ok {
 			os.Exit(code)
 		}
 	}
 	singlechecker.Main(Analyzer)
-}
-
-// calledByGoVet reports whether args are go vet's: a unit's .cfg file, or
-// the -flags and -V queries.
-func calledByGoVet(args []string) bool {
-	if strings.HasSuffix(args[len(args)-1], ".cfg") {
-		return true
-	}
-	for _, a := range args {
-		if a == "-flags" || a == "-V" || strings.HasPrefix(a, "-V=") {
-			return true
-		}
-	}
-	return false
-}
-
-// goVet runs go vet with this program as its vet tool.
-func goVet(args []string) int {
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "elicitvet: %v\n", err)
-		return 1
-	}
-	cmd := exec.Command("go", append([]string{"vet", "-vettool=" + self}, args...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return exit.ExitCode()
-		}
-		fmt.Fprintf(os.Stderr, "elicitvet: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 // retryEnv marks the unitchecker run that typeErrorFallback starts.
@@ -126,18 +76,18 @@ func typeErrorFallback(cfgFile string, stdout, stderr io.Writer) (code int, ok b
 		}
 		return exit.ExitCode(), true
 	}
-	pkgs, err := gen.Load(cfg.Dir, []string{"."}, "")
+	srcs, err := gen.Load(cfg.Dir, []string{"."}, "")
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1, true
 	}
-	src := pkgs[0].Source
+	src := srcs[0]
 	if !sameFiles(src, cfg.GoFiles) {
 		// Built with other tags or files than go vet's: keep its error.
 		stderr.Write(childErr.Bytes())
 		return exit.ExitCode(), true
 	}
-	diags := diagnose(src, os.ReadFile)
+	diags := gen.Diagnose(src)
 	if len(diags) == 0 {
 		stderr.Write(childErr.Bytes()) // a type that is not a marked form
 		return exit.ExitCode(), true
@@ -153,7 +103,7 @@ func typeErrorFallback(cfgFile string, stdout, stderr io.Writer) (code int, ok b
 // marksForms reports whether a file mentions the form directive.
 func marksForms(files []string) bool {
 	for _, name := range files {
-		if b, err := os.ReadFile(name); err == nil && bytes.Contains(b, []byte(gen.FormDirective)) {
+		if b, err := os.ReadFile(name); err == nil && bytes.Contains(b, []byte(directive.FormComment)) {
 			return true
 		}
 	}
@@ -168,7 +118,7 @@ func onlyMissingMethods(out string) bool {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if !gen.MissingFormMethod(line) {
+		if !directive.MissingFormMethod(line) {
 			return false
 		}
 		found = true

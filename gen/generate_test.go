@@ -1,7 +1,7 @@
 package gen
 
 import (
-	"bytes"
+	"errors"
 	"go/token"
 	"os"
 	"os/exec"
@@ -32,36 +32,16 @@ func scratchPackage(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func runMain(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := Main(args, &stdout, &stderr)
-	if stdout.Len() > 0 {
-		t.Errorf("stdout not empty: %q", stdout.String())
-	}
-	return code, stderr.String()
+// generateIn runs the generator on the package in dir.
+func generateIn(dir string) error {
+	_, err := Generate(Config{Dir: dir})
+	return err
 }
 
-func TestMainUsage(t *testing.T) {
-	for _, args := range [][]string{{"-nosuchflag"}, {"-type", "A,,B", "."}} {
-		code, stderr := runMain(t, args...)
-		if code != 2 {
-			t.Errorf("Main(%q) = %d, want 2; stderr:\n%s", args, code, stderr)
-		}
-		if !strings.Contains(stderr, "usage: elicitgen") && !strings.HasPrefix(stderr, "elicitgen: ") {
-			t.Errorf("Main(%q) stderr lacks usage or prefix:\n%s", args, stderr)
-		}
-	}
-	if code, _ := runMain(t, "-h"); code != 0 {
-		t.Errorf("-h: exit %d, want 0", code)
-	}
-}
-
-func TestMainGeneratesAndSkipsUnchanged(t *testing.T) {
+func TestGenerateSkipsUnchanged(t *testing.T) {
 	dir := scratchPackage(t, map[string]string{"demo.go": mainForm})
-	code, stderr := runMain(t, dir)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
+	if err := generateIn(dir); err != nil {
+		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "demo_elicit.go")
 	src, err := os.ReadFile(out)
@@ -75,8 +55,8 @@ func TestMainGeneratesAndSkipsUnchanged(t *testing.T) {
 	if err := os.Chtimes(out, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if code, stderr := runMain(t, dir); code != 0 {
-		t.Fatalf("second run: exit %d:\n%s", code, stderr)
+	if err := generateIn(dir); err != nil {
+		t.Fatalf("second run: %v", err)
 	}
 	st, err := os.Stat(out)
 	if err != nil {
@@ -87,12 +67,12 @@ func TestMainGeneratesAndSkipsUnchanged(t *testing.T) {
 	}
 }
 
-// TestMainRegeneratesStaleOutput edits the struct so the old generated file
+// TestGenerateRegeneratesStaleOutput edits the struct so the old generated file
 // no longer compiles; elicitgen must still load the package and fix it.
-func TestMainRegeneratesStaleOutput(t *testing.T) {
+func TestGenerateRegeneratesStaleOutput(t *testing.T) {
 	dir := scratchPackage(t, map[string]string{"demo.go": mainForm})
-	if code, stderr := runMain(t, dir); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
+	if err := generateIn(dir); err != nil {
+		t.Fatal(err)
 	}
 	// The field changes type, and code in the package uses the form's
 	// methods, so neither dropping nor keeping the old file would load.
@@ -101,8 +81,8 @@ func TestMainRegeneratesStaleOutput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "demo.go"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stderr := runMain(t, dir); code != 0 {
-		t.Fatalf("regenerating stale output: exit %d:\n%s", code, stderr)
+	if err := generateIn(dir); err != nil {
+		t.Fatalf("regenerating stale output: %v", err)
 	}
 	src, _ := os.ReadFile(filepath.Join(dir, "demo_elicit.go"))
 	if !strings.Contains(string(src), `d.IntField(0, "name"`) {
@@ -110,18 +90,18 @@ func TestMainRegeneratesStaleOutput(t *testing.T) {
 	}
 }
 
-// TestMainFirstGenerationWithElicitCalls: code calling runtime.Elicit[T]
+// TestGenerateFirstGenerationWithElicitCalls: code calling runtime.Elicit[T]
 // on a form that has no generated methods yet does not type-check; the first
 // go generate must still work (it is how every user starts).
-func TestMainFirstGenerationWithElicitCalls(t *testing.T) {
+func TestGenerateFirstGenerationWithElicitCalls(t *testing.T) {
 	src := "package demo\n\n" +
 		"import (\n\t\"context\"\n\n\t\"github.com/go-elicit/elicit/runtime\"\n)\n\n" +
 		"//elicit:form\ntype DemoForm struct {\n\tName string `json:\"name\"`\n}\n\n" +
 		"func ask(ctx context.Context, s *runtime.Session) (DemoForm, error) {\n" +
 		"\treturn runtime.Elicit[DemoForm](ctx, s, \"name?\")\n}\n"
 	dir := scratchPackage(t, map[string]string{"demo.go": src})
-	if code, stderr := runMain(t, dir); code != 0 {
-		t.Fatalf("first generation: exit %d:\n%s", code, stderr)
+	if err := generateIn(dir); err != nil {
+		t.Fatalf("first generation: %v", err)
 	}
 	vet := exec.Command("go", "vet", ".")
 	vet.Dir = dir
@@ -136,107 +116,19 @@ func TestMainFirstGenerationWithElicitCalls(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "demo_elicit.go")); err != nil {
 		t.Fatal(err)
 	}
-	if code, stderr := runMain(t, dir); code == 0 || !strings.Contains(stderr, "cannot load") {
-		t.Fatalf("a real type error was ignored: exit %d:\n%s", code, stderr)
+	if err := generateIn(dir); !errors.Is(err, errLoad) {
+		t.Fatalf("a real type error was ignored: %v", err)
 	}
 }
 
-func TestMainOutputFlag(t *testing.T) {
-	dir := scratchPackage(t, map[string]string{"demo.go": mainForm})
-	out := filepath.Join(dir, "custom_name.go")
-	if code, stderr := runMain(t, "-output", out, dir); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
-	}
-	if _, err := os.Stat(out); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "demo_elicit.go")); !os.IsNotExist(err) {
-		t.Errorf("default output written despite -output")
-	}
-}
-
-func TestMainOutputOutsidePackage(t *testing.T) {
-	dir := scratchPackage(t, map[string]string{"demo.go": mainForm})
-	out := filepath.Join(filepath.Dir(dir), "elsewhere_elicit.go")
-	code, stderr := runMain(t, "-output", out, dir)
-	if code != 2 {
-		t.Fatalf("exit %d, want 2:\n%s", code, stderr)
-	}
-	if want := "the file must be in the package directory"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr lacks %q:\n%s", want, stderr)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("output written outside the package: %v", err)
-	}
-}
-
-func TestMainDiagnostics(t *testing.T) {
-	dir := scratchPackage(t, map[string]string{"demo.go": `package demo
-
-//elicit:form
-type DemoForm struct {
-	B map[string]int ` + "`json:\"b\"`" + `
-	A []string       ` + "`json:\"a\"`" + `
-}
-`})
-	code, stderr := runMain(t, dir)
-	if code != 1 {
-		t.Fatalf("exit %d, want 1:\n%s", code, stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("want 2 diagnostics and a summary, got:\n%s", stderr)
-	}
-	if !strings.HasSuffix(lines[0], "demo.go:5:2: field B: map map[string]int is not allowed: elicitation forms are flat") ||
-		!strings.Contains(lines[1], "demo.go:6:2: field A: slice []string") {
-		t.Errorf("diagnostics not as expected:\n%s", stderr)
-	}
-	if lines[2] != "elicitgen: 2 problems; nothing written" {
-		t.Errorf("summary = %q", lines[2])
-	}
-	if _, err := os.Stat(filepath.Join(dir, "demo_elicit.go")); !os.IsNotExist(err) {
-		t.Errorf("output written despite diagnostics")
-	}
-}
-
-func TestMainLoadError(t *testing.T) {
-	dir := scratchPackage(t, map[string]string{"demo.go": "package demo\n\nvar x int = \"s\"\n"})
-	code, stderr := runMain(t, dir)
-	if code != 1 || !strings.HasPrefix(stderr, "elicitgen: cannot load packages") {
-		t.Errorf("exit %d, stderr:\n%s", code, stderr)
-	}
-}
-
-func TestMainNoForms(t *testing.T) {
-	dir := scratchPackage(t, map[string]string{"demo.go": "package demo\n\ntype T struct{}\n"})
-	code, stderr := runMain(t, dir)
-	if code != 1 || !strings.Contains(stderr, "no forms in package") {
-		t.Errorf("exit %d, stderr:\n%s", code, stderr)
-	}
-}
-
-func TestKey(t *testing.T) {
+func TestInputKey(t *testing.T) {
 	for in, want := range map[string]string{
 		"PeerForm": "peer_form", "HTTPProxyForm": "http_proxy_form", "Login2Form": "login2_form",
 		"A": "a", "ID": "id", "UserID": "user_id",
 	} {
-		if got := Key(in); got != want {
-			t.Errorf("Key(%q) = %q, want %q", in, got, want)
+		if got := inputKey(in); got != want {
+			t.Errorf("inputKey(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-func TestMainTags(t *testing.T) {
-	tagged := "//go:build special\n\n" + mainForm
-	dir := scratchPackage(t, map[string]string{"demo.go": tagged, "other.go": "package demo\n"})
-	if code, stderr := runMain(t, dir); code != 1 || !strings.Contains(stderr, "no forms in package") {
-		t.Errorf("without -tags: exit %d:\n%s", code, stderr)
-	}
-	if code, stderr := runMain(t, "-tags", "special", dir); code != 0 {
-		t.Fatalf("with -tags: exit %d:\n%s", code, stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "demo_elicit.go")); err != nil {
-		t.Error(err)
 	}
 }
 
@@ -251,8 +143,8 @@ func TestStaleGeneratedCode(t *testing.T) {
 		"demo.go":      mainForm,
 		"demo_test.go": "package demo\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n",
 	})
-	if code, stderr := runMain(t, dir); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
+	if err := generateIn(dir); err != nil {
+		t.Fatal(err)
 	}
 	goCmd := func(args ...string) (string, error) {
 		cmd := exec.Command("go", args...)
@@ -280,10 +172,10 @@ func TestStaleGeneratedCode(t *testing.T) {
 	}
 }
 
-// TestMainEnumTitlesFromAnotherPackage uses an enum declared, with titled
+// TestGenerateEnumTitlesFromAnotherPackage uses an enum declared, with titled
 // constants, in another package: its titles come from that package's
 // source, as they do for an enum of the form's own package.
-func TestMainEnumTitlesFromAnotherPackage(t *testing.T) {
+func TestGenerateEnumTitlesFromAnotherPackage(t *testing.T) {
 	root := goldenRoot(t)
 	deploy, app := filepath.Join(root, "deploy"), filepath.Join(root, "app")
 	for _, d := range []string{deploy, app} {
@@ -315,8 +207,8 @@ type DeployForm struct {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stderr := runMain(t, app); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, stderr)
+	if err := generateIn(app); err != nil {
+		t.Fatal(err)
 	}
 	src, err := os.ReadFile(filepath.Join(app, "app_elicit.go"))
 	if err != nil {
@@ -353,5 +245,22 @@ func TestFormatDiagnosticsPaths(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestZeroValues: the public API's zero values give errors or
+// diagnostics, not panics.
+func TestZeroValues(t *testing.T) {
+	for _, src := range []*Source{nil, {}} {
+		ds := Diagnose(src)
+		if len(ds) != 1 || ds[0].Pos.IsValid() || !strings.Contains(ds[0].Message, "pass a type-checked package") {
+			t.Errorf("Diagnose(%v) = %v", src, ds)
+		}
+	}
+	if _, err := Generate(Config{Dir: filepath.Join(t.TempDir(), "none")}); err == nil {
+		t.Error("Generate in a missing directory: no error")
+	}
+	if _, err := Load(t.TempDir(), []string{"./none"}, ""); !errors.Is(err, errLoad) {
+		t.Errorf("Load of a missing package: %v", err)
 	}
 }
