@@ -123,6 +123,9 @@ func Run(cfg *Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkContract(dir, cfg.Tags, pkgs); err != nil {
+		return nil, err
+	}
 	if cfg.Output != "" && len(pkgs) > 1 {
 		return nil, &UsageError{fmt.Sprintf("-output needs exactly one package, patterns %q match %d", cfg.Patterns, len(pkgs))}
 	}

@@ -425,7 +425,7 @@ func (b *builder) form(ts *ast.TypeSpec, dpos token.Pos) *Form {
 	return form
 }
 
-// maxFields matches formimpl.MaxFields.
+// maxFields matches formcore.MaxFields.
 const maxFields = 256
 
 func rootSchema(form *Form) *jsonschema.Schema {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/formcore"
 	"github.com/go-elicit/elicit/internal/subset"
-	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
 // validateTag maps the parts of a validate tag that the schema can express
@@ -335,7 +335,7 @@ func tryValidator(v any, tag string) (err error) {
 			err = fmt.Errorf("%s", strings.TrimSuffix(fmt.Sprint(r), " on field ''"))
 		}
 	}()
-	_ = formimpl.Validator().Var(v, tag)
+	_ = formcore.Validator().Var(v, tag)
 	return nil
 }
 
