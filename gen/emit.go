@@ -260,6 +260,7 @@ func (e *emitter) emit() {
 		jen.Line().Id("Name").Op(":").Lit(form.Name),
 		jen.Line().Id("Key").Op(":").Lit(Key(form.Name)),
 		jen.Line().Id("Variants").Op(":").Index().Qual(formimplPath, "Variant").Values(append(variants, jen.Line())...),
+		jen.Line().Id("Package").Op(":").Lit(e.pkg.Name()),
 		jen.Line(),
 	)
 	f.Line()

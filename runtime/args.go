@@ -91,7 +91,7 @@ func newFormArgsDecoder[In any](t *Tool) argsDecoder[In] {
 		d := any(new(In)).(formcore.Form).ElicitForm()
 		schema, err := FormSchema(d, Version20251125)
 		if err != nil {
-			panic(fmt.Sprintf("elicit: AddTool %q: form %s as arguments: %v", t.Name, d.Name, err))
+			panic(fmt.Sprintf("elicit: AddTool %q: form %s as arguments: %v", t.Name, formName(d), err))
 		}
 		t.InputSchema = schema
 	}

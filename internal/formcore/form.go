@@ -27,6 +27,11 @@ type Descriptor struct {
 	// Variants holds the requestedSchema for each protocol version that can
 	// carry form elicitation, oldest first.
 	Variants []Variant
+	// Package is the name of the package that declares the form, e.g.
+	// "booking": with Name, it tells a form from another of the same name
+	// in another package (the runtime's errors say "booking.PeerForm").
+	// Contract 3; "" in code generated for contract 2.
+	Package string
 }
 
 // Variant is the form as one protocol version sees it.

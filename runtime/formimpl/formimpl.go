@@ -8,7 +8,7 @@
 // # Compatibility
 //
 // Each generated file is written for one version of this contract (elicitgen
-// writes version 2) and checks, when it compiles, that the runtime accepts
+// writes version 3) and checks, when it compiles, that the runtime accepts
 // it: a runtime accepts every version from MinVersion to MaxVersion. A
 // runtime upgrade keeps accepting the files generated before it, and raises
 // MinVersion only with a major version of the module. Outside the range the
@@ -37,9 +37,12 @@ import "github.com/go-elicit/elicit/internal/formcore"
 // MinVersion and MaxVersion are the versions of generated code this runtime
 // accepts (see the package doc). A version adds to the contract; these
 // constants only ever grow.
+//
+//   - 2: this façade; generated code checks the range.
+//   - 3: Descriptor.Package.
 const (
 	MinVersion = 2
-	MaxVersion = 2
+	MaxVersion = 3
 )
 
 // GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest is

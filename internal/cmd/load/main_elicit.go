@@ -4,13 +4,13 @@ package main
 
 import "github.com/go-elicit/elicit/runtime/formimpl"
 
-// This file is version 2 of the generated-code contract. When the runtime in
+// This file is version 3 of the generated-code contract. When the runtime in
 // go.mod does not accept it, a line below stops compiling and the type it names
 // says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
 // or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
 const (
-	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 2)
-	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(2 - formimpl.MinVersion)
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 3)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(3 - formimpl.MinVersion)
 )
 
 func init() {
@@ -61,6 +61,7 @@ var bookingFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(bookingFormSchema2025_11_25)},
 		{Version: "2026-07-28", Schema: []byte(bookingFormSchema2025_11_25)},
 	},
+	Package: "main",
 }
 
 // ElicitForm describes the BookingForm form: its schema for each protocol version.

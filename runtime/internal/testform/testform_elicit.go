@@ -4,13 +4,13 @@ package testform
 
 import "github.com/go-elicit/elicit/runtime/formimpl"
 
-// This file is version 2 of the generated-code contract. When the runtime in
+// This file is version 3 of the generated-code contract. When the runtime in
 // go.mod does not accept it, a line below stops compiling and the type it names
 // says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
 // or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
 const (
-	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 2)
-	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(2 - formimpl.MinVersion)
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 3)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(3 - formimpl.MinVersion)
 )
 
 func init() {
@@ -58,6 +58,7 @@ var askFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(askFormSchema2025_06_18)},
 		{Version: "2026-07-28", Schema: []byte(askFormSchema2025_06_18)},
 	},
+	Package: "testform",
 }
 
 // ElicitForm describes the AskForm form: its schema for each protocol version.
@@ -107,6 +108,7 @@ var familiesFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(familiesFormSchema2025_11_25)},
 		{Version: "2026-07-28", Schema: []byte(familiesFormSchema2025_11_25)},
 	},
+	Package: "testform",
 }
 
 // ElicitForm describes the FamiliesForm form: its schema for each protocol version.
@@ -168,6 +170,7 @@ var nameFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(nameFormSchema2025_06_18)},
 		{Version: "2026-07-28", Schema: []byte(nameFormSchema2025_06_18)},
 	},
+	Package: "testform",
 }
 
 // ElicitForm describes the NameForm form: its schema for each protocol version.
