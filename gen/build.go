@@ -281,7 +281,7 @@ func (b *builder) form(ts *ast.TypeSpec, dpos token.Pos) *formModel {
 	return form
 }
 
-// maxFields matches formimpl.MaxFields.
+// maxFields matches formcore.MaxFields.
 const maxFields = 256
 
 func rootSchema(form *formModel) *jsonschema.Schema {

@@ -45,12 +45,15 @@
 //     the schemas as string constants, a formimpl.Descriptor, ElicitForm,
 //     and an ElicitDecode that reads the content bytes straight into the
 //     struct with formimpl.Decoder, one field reader call per property
-//     (the checks live in formimpl, once, not in every decoder; enum
-//     members are a switch in the decoder, which is faster than any
-//     table), and guards that fail the build (field names and types, enum
-//     constant values) or init (struct tags) when the source changes after
-//     generation. Forms are rendered and gofmt'ed in parts, in parallel
-//     (render.go); the output does not depend on how many CPUs did it.
+//     (the checks live in internal/formcore, behind the runtime/formimpl
+//     façade, once, not in every decoder; enum members are a switch in the
+//     decoder, which is faster than any table), and guards that fail the
+//     build (field names and types, enum constant values) or init (struct
+//     tags) when the source changes after generation. The file opens with
+//     a check of its contract version against the range runtime/formimpl
+//     accepts, which elicitgen also makes before writing (contract.go).
+//     Forms are rendered and gofmt'ed in parts, in parallel (render.go);
+//     the output does not depend on how many CPUs did it.
 //
 // The schema for a struct equals what invopop's Reflector makes of it
 // (with Anonymous, DoNotReference, ExpandedStruct and

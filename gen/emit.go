@@ -88,14 +88,11 @@ func newJenFile(pkg *types.Package) *jen.File {
 	return f
 }
 
-// emitHeader writes what comes before the forms: the contract pins and
-// the fingerprint checks and the enum value guards.
+// emitHeader writes what comes before the forms: the contract version
+// check, the fingerprint checks and the enum value guards.
 func emitHeader(f *jen.File, pkg *types.Package, forms []*formModel) {
 	f.HeaderComment(header)
-	f.Comment("The generated code below needs version 1 of the formimpl contract; these constants")
-	f.Comment("stop compiling when the runtime changes it. Regenerate with a matching elicitgen.")
-	f.Const().Id("_").Op("=").Qual(formimplPath, "EnforceVersion").Call(jen.Qual(formimplPath, "Version").Op("-").Lit(contractVersion))
-	f.Const().Id("_").Op("=").Qual(formimplPath, "EnforceVersion").Call(jen.Lit(contractVersion).Op("-").Qual(formimplPath, "Version"))
+	emitContractCheck(f)
 	if len(forms) > 0 {
 		checks := []jen.Code{jen.Comment("A struct tag changed after generation (the guards below cover field types): run go generate.")}
 		for _, form := range forms {
@@ -164,9 +161,6 @@ func enumGuards(pkg *types.Package, forms []*formModel) []jen.Code {
 	}
 	return out
 }
-
-// contractVersion is the formimpl.Version this generator writes code for.
-const contractVersion = 1
 
 // formatError names the generated line that failed to format.
 func formatError(err error, src []byte) error {
@@ -266,6 +260,7 @@ func (e *emitter) emit() {
 		jen.Line().Id("Name").Op(":").Lit(form.Name),
 		jen.Line().Id("Key").Op(":").Lit(inputKey(form.Name)),
 		jen.Line().Id("Variants").Op(":").Index().Qual(formimplPath, "Variant").Values(append(variants, jen.Line())...),
+		jen.Line().Id("Package").Op(":").Lit(e.pkg.Name()),
 		jen.Line(),
 	)
 	f.Line()
@@ -440,7 +435,7 @@ func (e *emitter) decode() {
 	}
 	body = append(body, jen.Return(jen.Id("d").Dot("Err").Call()))
 	e.file.Comment(fmt.Sprintf("ElicitDecode decodes and validates the content of an accepted %s answer into f.", form.Name))
-	e.file.Comment("Every problem is reported at once, in a *formimpl.ContentError.")
+	e.file.Comment("Every problem is reported at once, in a *runtime.ContentError.")
 	e.file.Func().Params(jen.Id("f").Op("*").Id(form.Name)).Id("ElicitDecode").Params(jen.Id("content").Index().Byte()).Error().Block(body...)
 }
 

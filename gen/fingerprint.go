@@ -3,7 +3,7 @@ package gen
 import "go/types"
 
 // structFingerprint hashes the field names and tags of a struct type, descending
-// into embedded structs, exactly as formimpl.Fingerprint does with reflect;
+// into embedded structs, exactly as formcore.Fingerprint does with reflect;
 // generated code compares the two at init to catch tags edited after
 // generation.
 func structFingerprint(st *types.Struct) uint64 {
@@ -15,7 +15,7 @@ func structFingerprint(st *types.Struct) uint64 {
 const (
 	fnvOffset        = 14695981039346656037
 	fnvPrime         = 1099511628211
-	fingerprintDepth = 8 // formimpl uses the same bound
+	fingerprintDepth = 8 // formcore uses the same bound
 )
 
 func fnvString(h *uint64, s string) {

@@ -71,6 +71,9 @@ func Generate(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkContract(dir, cfg.Tags, pkgs); err != nil {
+		return nil, err
+	}
 	if cfg.Output != "" && len(pkgs) > 1 {
 		return nil, &ConfigError{fmt.Sprintf("-output needs exactly one package, patterns %q match %d", patterns, len(pkgs))}
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-elicit/elicit/gen/internal/directive"
 	"github.com/go-elicit/elicit/gen/internal/oracle"
+	"github.com/go-elicit/elicit/internal/formcore"
 	"github.com/go-elicit/elicit/internal/subset"
-	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
 // validateTag maps the parts of a validate tag that the schema can express
@@ -337,7 +337,7 @@ func tryValidator(v any, tag string) (err error) {
 			err = fmt.Errorf("%s", strings.TrimSuffix(fmt.Sprint(r), " on field ''"))
 		}
 	}()
-	_ = formimpl.Validator().Var(v, tag)
+	_ = formcore.Validator().Var(v, tag)
 	return nil
 }
 

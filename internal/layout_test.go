@@ -26,6 +26,7 @@ const module = "github.com/go-elicit/elicit"
 // cmd/, gen/ or runtime/ compiles in. Adding one is a decision, so it is a
 // line here.
 var shippedInternals = []string{
+	"internal/formcore",  // what generated code runs on, behind runtime/formimpl
 	"internal/mcpclient", // the client behind cmd/mcptest and runtime/elicittest
 	"internal/roundtrip", // answer routing state, runtime
 	"internal/subset",    // the schema subset checker, gen and runtime

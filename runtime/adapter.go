@@ -81,6 +81,15 @@ func DecodeAnswer[T any, P interface {
 	return v, nil
 }
 
+// formName names the form in errors: "booking.PeerForm", or its bare
+// name in code generated before the descriptor had its package.
+func formName(d *formimpl.Descriptor) string {
+	if d.Package == "" {
+		return d.Name
+	}
+	return d.Package + "." + d.Name
+}
+
 // FormSchema is the generated requestedSchema of form d for protocol
 // version, or ErrElicitUnsupported when the form has none for it (the
 // version is unknown, or it cannot express the form: the error says why).
@@ -88,9 +97,9 @@ func FormSchema(d *formimpl.Descriptor, version string) (json.RawMessage, error)
 	variant, ok := d.Lookup(version)
 	switch {
 	case !ok:
-		return nil, unsupportedf("form %s has no schema for protocol %s", d.Name, version)
+		return nil, unsupportedf("form %s has no schema for protocol %s", formName(d), version)
 	case variant.Schema == nil:
-		return nil, unsupportedf("form %s: %s", d.Name, variant.Unsupported)
+		return nil, unsupportedf("form %s: %s", formName(d), variant.Unsupported)
 	}
 	return variant.Schema, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
-	"github.com/go-elicit/elicit/runtime/formimpl"
+	"github.com/go-elicit/elicit/internal/formcore"
 )
 
 // argsDecoder decodes the arguments of a typed tool into an In the way its
@@ -27,14 +27,14 @@ import (
 //     property the schema does not allow (additionalProperties false),
 //     have the types of In's fields, and pass In's validate tags.
 //
-// Errors name the property, as a *formimpl.ContentError does.
+// Errors name the property, as a *ContentError does.
 type argsDecoder[In any] func(raw json.RawMessage, in *In) error
 
 // newArgsDecoder returns In's decoder and sets t.InputSchema when it is
 // empty. A tool with its own InputSchema keeps it; In is then decoded
 // leniently (only types), since the schema may not be In's.
 func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
-	if _, ok := any(new(In)).(formimpl.Form); ok {
+	if _, ok := any(new(In)).(formcore.Form); ok {
 		return newFormArgsDecoder[In](t)
 	}
 	if len(t.InputSchema) > 0 {
@@ -75,7 +75,7 @@ func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
 			}
 			v = v.Elem()
 		}
-		return formimpl.ValidationProblems(formimpl.Validator().Struct(v.Interface()))
+		return formcore.ValidationProblems(formcore.Validator().Struct(v.Interface()))
 	}
 }
 
@@ -88,10 +88,10 @@ type argsRules struct {
 // newFormArgsDecoder serves a generated form as a tool's arguments.
 func newFormArgsDecoder[In any](t *Tool) argsDecoder[In] {
 	if len(t.InputSchema) == 0 {
-		d := any(new(In)).(formimpl.Form).ElicitForm()
+		d := any(new(In)).(formcore.Form).ElicitForm()
 		schema, err := FormSchema(d, Version20251125)
 		if err != nil {
-			panic(fmt.Sprintf("elicit: AddTool %q: form %s as arguments: %v", t.Name, d.Name, err))
+			panic(fmt.Sprintf("elicit: AddTool %q: form %s as arguments: %v", t.Name, formName(d), err))
 		}
 		t.InputSchema = schema
 	}
@@ -99,7 +99,7 @@ func newFormArgsDecoder[In any](t *Tool) argsDecoder[In] {
 		if isAbsent(raw) {
 			raw = json.RawMessage("{}")
 		}
-		return any(in).(formimpl.Form).ElicitDecode(raw)
+		return any(in).(formcore.Form).ElicitDecode(raw)
 	}
 }
 
@@ -116,21 +116,21 @@ func decodeArgs[In any](raw json.RawMessage, in *In, rules argsRules) error {
 	if isAbsent(raw) {
 		raw = json.RawMessage("{}")
 	}
-	var problems []formimpl.Problem
+	var problems []Problem
 	if len(rules.required) > 0 || rules.known != nil {
 		var present map[string]json.RawMessage
 		if json.Unmarshal(raw, &present) != nil {
-			return &formimpl.ContentError{Problems: []formimpl.Problem{{Message: "the arguments must be a JSON object"}}}
+			return &ContentError{Problems: []Problem{{Message: "the arguments must be a JSON object"}}}
 		}
 		for _, name := range rules.required {
 			if v, ok := present[name]; !ok || string(bytes.TrimSpace(v)) == "null" {
-				problems = append(problems, formimpl.Problem{Property: name, Message: "is required"})
+				problems = append(problems, Problem{Property: name, Message: "is required"})
 			}
 		}
 		if rules.known != nil {
 			for name := range present {
 				if !rules.known[name] {
-					problems = append(problems, formimpl.Problem{Property: name, Message: "is not an argument of this tool"})
+					problems = append(problems, Problem{Property: name, Message: "is not an argument of this tool"})
 				}
 			}
 		}
@@ -141,24 +141,24 @@ func decodeArgs[In any](raw json.RawMessage, in *In, rules argsRules) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(problems, func(a, b formimpl.Problem) int { return strings.Compare(a.Property, b.Property) })
-	return &formimpl.ContentError{Problems: problems}
+	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Property, b.Property) })
+	return &ContentError{Problems: problems}
 }
 
 // argsProblem words an encoding/json error about the arguments.
-func argsProblem(err error) formimpl.Problem {
+func argsProblem(err error) Problem {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field == "" {
-			return formimpl.Problem{Message: "the arguments must be a JSON object"}
+			return Problem{Message: "the arguments must be a JSON object"}
 		}
-		return formimpl.Problem{Property: te.Field, Message: "must be " + jsonKind(te.Type)}
+		return Problem{Property: te.Field, Message: "must be " + jsonKind(te.Type)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return formimpl.Problem{Message: "the arguments are not valid JSON: " + se.Error()}
+		return Problem{Message: "the arguments are not valid JSON: " + se.Error()}
 	}
-	return formimpl.Problem{Message: strings.TrimPrefix(err.Error(), "json: ")}
+	return Problem{Message: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // jsonKind names the JSON value a Go type decodes from.
@@ -208,7 +208,7 @@ func hasValidateTagsSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
 // argsErrorResult is the isError result of arguments that do not decode:
 // every problem, by property, as a form's content errors read.
 func argsErrorResult(tool string, err error) *CallToolResult {
-	var ce *formimpl.ContentError
+	var ce *ContentError
 	if !errors.As(err, &ce) {
 		return ErrorResult("invalid arguments for tool %q: %v", tool, err)
 	}

@@ -14,32 +14,6 @@ import (
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
-// SchemaError lists every way a hand-built schema is outside the elicitation
-// subset. errors.Is(err, ErrElicitSchemaInvalid) is true for it.
-type SchemaError struct {
-	Version    string
-	Violations []subset.Violation
-}
-
-func (e *SchemaError) Error() string {
-	var b strings.Builder
-	b.WriteString(ErrElicitSchemaInvalid.Error())
-	b.WriteString(" for protocol ")
-	b.WriteString(e.Version)
-	for i, v := range e.Violations {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
-		b.WriteString(v.String())
-	}
-	return b.String()
-}
-
-// Is makes errors.Is(err, ErrElicitSchemaInvalid) true.
-func (e *SchemaError) Is(target error) bool { return target == ErrElicitSchemaInvalid }
-
 // unsupportedf is ErrElicitUnsupported with the reason.
 func unsupportedf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrElicitUnsupported, fmt.Sprintf(format, args...))
@@ -59,7 +33,7 @@ func unsupportedf(format string, args ...any) error {
 // and the answer arrives as a typed value.
 func (s *Session) Elicit(ctx context.Context, message string, schema map[string]any) (map[string]any, error) {
 	if v := subset.Check(schema, subset.V2026_07_28); len(v) > 0 {
-		return nil, &SchemaError{Version: s.protocol, Violations: v}
+		return nil, newSchemaError(s.protocol, v)
 	}
 	if err := s.checkForm(); err != nil {
 		return nil, err
@@ -73,7 +47,7 @@ func (s *Session) Elicit(ctx context.Context, message string, schema map[string]
 	}
 	rawSchema, err := json.Marshal(wire)
 	if err != nil {
-		return nil, &SchemaError{Version: s.protocol, Violations: []subset.Violation{{Message: err.Error()}}}
+		return nil, newSchemaError(s.protocol, []subset.Violation{{Message: err.Error()}})
 	}
 	res, err := s.askForm(ctx, "", message, rawSchema)
 	if err != nil {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 
-	"github.com/go-elicit/elicit/runtime/formimpl"
+	"strings"
+
+	"github.com/go-elicit/elicit/internal/formcore"
+	"github.com/go-elicit/elicit/internal/subset"
 )
 
 // The outcomes of an elicitation, to be tested with errors.Is. An accepted
@@ -37,7 +40,7 @@ var (
 	ErrElicitTimeout = errors.New("elicit: no answer before the elicitation timeout")
 	// ErrElicitInvalidContent: the accepted content breaks the schema or the
 	// form's validate tags; the error is a *ContentError naming each property.
-	ErrElicitInvalidContent = formimpl.ErrInvalidContent
+	ErrElicitInvalidContent = formcore.ErrInvalidContent
 	// ErrNoCall: Elicit was called with a context that does not belong to a
 	// tool call of this session, so there is no call to ask in. It is the
 	// same on every protocol, so a handler tested on one fails on none.
@@ -50,12 +53,102 @@ var (
 	ErrServerShutdown = errors.New("elicit: server shutting down")
 )
 
-// ContentError reports an accepted answer that breaks the form; it names each
-// failing property. errors.Is(err, ErrElicitInvalidContent) is true for it.
-type ContentError = formimpl.ContentError
+// ContentError reports content that breaks the form: an accepted answer
+// to Elicit[T] or Session.Elicit, or the arguments of a typed tool. It
+// names every failing property at once. errors.Is(err,
+// ErrElicitInvalidContent) is true for it. A generated ElicitDecode method
+// called by hand gives one too.
+type ContentError struct {
+	// Problems lists each failing property, sorted by Property (the
+	// problems of one property in the order they were found).
+	Problems []Problem
+}
 
 // Problem is one failing property of a ContentError.
-type Problem = formimpl.Problem
+type Problem struct {
+	// Property is the JSON property name, "" for the content as a whole
+	// (not an object, say).
+	Property string
+	// Message says what is wrong, lowercase, no final period: "is required",
+	// "must be at least 1", "must be one of \"a\", \"b\"".
+	Message string
+}
+
+func (e *ContentError) Error() string { return formcore.ErrorText(e.Problems) }
+
+// Detail is every problem, by property, without Error's prefix:
+// `"address" must be an IP address; "asn" must be at least 1`.
+func (e *ContentError) Detail() string { return formcore.Detail(e.Problems) }
+
+// Is makes errors.Is(err, ErrElicitInvalidContent) true for every *ContentError.
+func (e *ContentError) Is(target error) bool { return target == ErrElicitInvalidContent }
+
+// Generated decoders and the shared validator report bad content as a
+// *ContentError of this package: formcore cannot import it, so the runtime
+// hands it the constructor.
+func init() { formcore.SetContentError(newContentError) }
+
+// newContentError is the one conversion from the decoders' problems.
+func newContentError(problems []formcore.Problem) error {
+	e := &ContentError{Problems: make([]Problem, len(problems))}
+	for i, p := range problems {
+		e.Problems[i] = Problem(p)
+	}
+	return e
+}
+
+// SchemaError lists every way a hand-built schema given to Session.Elicit
+// is outside the elicitation subset; nothing was sent.
+// errors.Is(err, ErrElicitSchemaInvalid) is true for it.
+type SchemaError struct {
+	// Version is the session's protocol version.
+	Version string
+	// Violations lists every problem found, in schema order.
+	Violations []Violation
+}
+
+// Violation is one way a schema is outside the elicitation subset.
+type Violation struct {
+	// Path is the JSON Pointer of the offending part of the schema, e.g.
+	// "/properties/asn/minimum"; "" for the schema as a whole.
+	Path string
+	// Property is the top-level property it concerns, "" for the root.
+	Property string
+	// Message says what is wrong, lowercase, no final period.
+	Message string
+}
+
+func (e *SchemaError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrElicitSchemaInvalid.Error())
+	b.WriteString(" for protocol ")
+	b.WriteString(e.Version)
+	for i, v := range e.Violations {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		if v.Path != "" {
+			b.WriteString(v.Path)
+			b.WriteString(": ")
+		}
+		b.WriteString(v.Message)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrElicitSchemaInvalid) true.
+func (e *SchemaError) Is(target error) bool { return target == ErrElicitSchemaInvalid }
+
+// newSchemaError is the SchemaError of the subset checker's violations.
+func newSchemaError(version string, violations []subset.Violation) *SchemaError {
+	e := &SchemaError{Version: version, Violations: make([]Violation, len(violations))}
+	for i, v := range violations {
+		e.Violations[i] = Violation{Path: v.Path, Property: v.Property, Message: v.Message}
+	}
+	return e
+}
 
 // timeoutError is ErrElicitTimeout that also matches context.DeadlineExceeded.
 type timeoutError struct{}

@@ -4,10 +4,14 @@ package benchform
 
 import "github.com/go-elicit/elicit/runtime/formimpl"
 
-// The generated code below needs version 1 of the formimpl contract; these constants
-// stop compiling when the runtime changes it. Regenerate with a matching elicitgen.
-const _ = formimpl.EnforceVersion(formimpl.Version - 1)
-const _ = formimpl.EnforceVersion(1 - formimpl.Version)
+// This file is version 3 of the generated-code contract. When the runtime in
+// go.mod does not accept it, a line below stops compiling and the type it names
+// says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
+// or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
+const (
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 3)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(3 - formimpl.MinVersion)
+)
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
@@ -55,6 +59,7 @@ var peerFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(peerFormSchema2025_11_25)},
 		{Version: "2026-07-28", Schema: []byte(peerFormSchema2025_11_25)},
 	},
+	Package: "benchform",
 }
 
 // ElicitForm describes the PeerForm form: its schema for each protocol version.
@@ -63,7 +68,7 @@ func (*PeerForm) ElicitForm() *formimpl.Descriptor {
 }
 
 // ElicitDecode decodes and validates the content of an accepted PeerForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
+// Every problem is reported at once, in a *runtime.ContentError.
 func (f *PeerForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)

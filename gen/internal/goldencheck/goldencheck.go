@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-elicit/elicit/gen/internal/oracle"
 	"github.com/go-elicit/elicit/internal/subset"
+	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
@@ -28,12 +29,12 @@ type Addition = oracle.Addition
 var Reasons = oracle.Reasons
 
 // Outcome renders a decode result: "ok <value as JSON>" or "err <message>".
-// An error that is not a *formimpl.ContentError is marked, since the
+// An error that is not a *runtime.ContentError is marked, since the
 // contract says bad content always gives one.
 func Outcome(err error, v any) string {
 	if err != nil {
-		var ce *formimpl.ContentError
-		if !errors.As(err, &ce) || !errors.Is(err, formimpl.ErrInvalidContent) {
+		var ce *runtime.ContentError
+		if !errors.As(err, &ce) || !errors.Is(err, runtime.ErrElicitInvalidContent) {
 			return "err NOT A CONTENT ERROR: " + err.Error()
 		}
 		return "err " + err.Error()

@@ -4,10 +4,14 @@ package main
 
 import "github.com/go-elicit/elicit/runtime/formimpl"
 
-// The generated code below needs version 1 of the formimpl contract; these constants
-// stop compiling when the runtime changes it. Regenerate with a matching elicitgen.
-const _ = formimpl.EnforceVersion(formimpl.Version - 1)
-const _ = formimpl.EnforceVersion(1 - formimpl.Version)
+// This file is version 3 of the generated-code contract. When the runtime in
+// go.mod does not accept it, a line below stops compiling and the type it names
+// says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
+// or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
+const (
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 3)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(3 - formimpl.MinVersion)
+)
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
@@ -57,6 +61,7 @@ var bookingFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(bookingFormSchema2025_11_25)},
 		{Version: "2026-07-28", Schema: []byte(bookingFormSchema2025_11_25)},
 	},
+	Package: "main",
 }
 
 // ElicitForm describes the BookingForm form: its schema for each protocol version.
@@ -65,7 +70,7 @@ func (*BookingForm) ElicitForm() *formimpl.Descriptor {
 }
 
 // ElicitDecode decodes and validates the content of an accepted BookingForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
+// Every problem is reported at once, in a *runtime.ContentError.
 func (f *BookingForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)

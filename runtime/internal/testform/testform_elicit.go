@@ -4,10 +4,14 @@ package testform
 
 import "github.com/go-elicit/elicit/runtime/formimpl"
 
-// The generated code below needs version 1 of the formimpl contract; these constants
-// stop compiling when the runtime changes it. Regenerate with a matching elicitgen.
-const _ = formimpl.EnforceVersion(formimpl.Version - 1)
-const _ = formimpl.EnforceVersion(1 - formimpl.Version)
+// This file is version 3 of the generated-code contract. When the runtime in
+// go.mod does not accept it, a line below stops compiling and the type it names
+// says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
+// or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
+const (
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 3)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(3 - formimpl.MinVersion)
+)
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
@@ -54,6 +58,7 @@ var askFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(askFormSchema2025_06_18)},
 		{Version: "2026-07-28", Schema: []byte(askFormSchema2025_06_18)},
 	},
+	Package: "testform",
 }
 
 // ElicitForm describes the AskForm form: its schema for each protocol version.
@@ -62,7 +67,7 @@ func (*AskForm) ElicitForm() *formimpl.Descriptor {
 }
 
 // ElicitDecode decodes and validates the content of an accepted AskForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
+// Every problem is reported at once, in a *runtime.ContentError.
 func (f *AskForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)
@@ -103,6 +108,7 @@ var familiesFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(familiesFormSchema2025_11_25)},
 		{Version: "2026-07-28", Schema: []byte(familiesFormSchema2025_11_25)},
 	},
+	Package: "testform",
 }
 
 // ElicitForm describes the FamiliesForm form: its schema for each protocol version.
@@ -111,7 +117,7 @@ func (*FamiliesForm) ElicitForm() *formimpl.Descriptor {
 }
 
 // ElicitDecode decodes and validates the content of an accepted FamiliesForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
+// Every problem is reported at once, in a *runtime.ContentError.
 func (f *FamiliesForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)
@@ -164,6 +170,7 @@ var nameFormDescriptor = &formimpl.Descriptor{
 		{Version: "2025-11-25", Schema: []byte(nameFormSchema2025_06_18)},
 		{Version: "2026-07-28", Schema: []byte(nameFormSchema2025_06_18)},
 	},
+	Package: "testform",
 }
 
 // ElicitForm describes the NameForm form: its schema for each protocol version.
@@ -172,7 +179,7 @@ func (*NameForm) ElicitForm() *formimpl.Descriptor {
 }
 
 // ElicitDecode decodes and validates the content of an accepted NameForm answer into f.
-// Every problem is reported at once, in a *formimpl.ContentError.
+// Every problem is reported at once, in a *runtime.ContentError.
 func (f *NameForm) ElicitDecode(content []byte) error {
 	var d formimpl.Decoder
 	d.Reset(content)

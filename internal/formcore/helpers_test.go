@@ -1,4 +1,4 @@
-package formimpl
+package formcore
 
 import (
 	"reflect"
@@ -65,7 +65,7 @@ func TestValidate(t *testing.T) {
 	for d.Next() {
 	}
 	d.Problem("addr", "was already bad")
-	d.Validate(&vForm{Addr: "x", Host: "-x-", Skip: "", Bare: "toolong", Num: 1})
+	d.validate(&vForm{Addr: "x", Host: "-x-", Skip: "", Bare: "toolong", Num: 1})
 	want := `elicit: invalid content: "Bare" must be at most 1 character; "addr" was already bad; "host" must be a host name; "num" must be greater than 1`
 	// Skip has no JSON name, so validator reports it by its Go name.
 	err := d.Err()

@@ -1,4 +1,4 @@
-package formimpl
+package formcore
 
 import (
 	"math"
@@ -19,7 +19,7 @@ import (
 // problem makes the answer fail.
 
 // NoMinimum and NoMaximum are the bounds FloatField gets for a number
-// property without a minimum or maximum: Float only returns finite values,
+// property without a minimum or maximum: floatValue only returns finite values,
 // so no value is beyond them.
 const (
 	NoMinimum = -math.MaxFloat64
@@ -41,7 +41,7 @@ func (d *Decoder) first(i int) bool {
 // duplicate reports a repeated key, as Field does, and skips its value.
 func (d *Decoder) duplicate(property string) {
 	d.Problem(property, "appears more than once")
-	d.Skip()
+	d.skipCurrent()
 }
 
 // StringField reads string property i, checking its length in Unicode code
@@ -62,10 +62,10 @@ func (d *Decoder) StringField(i int, property string, minLength, maxLength int, 
 		return "", false
 	}
 	v := string(b)
-	if (minLength >= 0 || maxLength >= 0) && !d.CheckLength(property, v, minLength, maxLength) {
+	if (minLength >= 0 || maxLength >= 0) && !d.checkLength(property, v, minLength, maxLength) {
 		return "", false
 	}
-	if format != "" && !d.CheckFormat(property, format, v) {
+	if format != "" && !d.checkFormat(property, format, v) {
 		return "", false
 	}
 	if nonZero && v == "" {
@@ -108,7 +108,7 @@ func (d *Decoder) IntField(i int, property string, lo, hi int64, nonZero bool) (
 		d.duplicate(property)
 		return 0, false
 	}
-	v, ok := d.Int(property, lo, hi)
+	v, ok := d.intValue(property, lo, hi)
 	if !ok {
 		return 0, false
 	}
@@ -126,7 +126,7 @@ func (d *Decoder) UintField(i int, property string, lo, hi uint64, nonZero bool)
 		d.duplicate(property)
 		return 0, false
 	}
-	v, ok := d.Uint(property, hi)
+	v, ok := d.uintValue(property, hi)
 	if !ok {
 		return 0, false
 	}
@@ -147,7 +147,7 @@ func (d *Decoder) FloatField(i int, property string, bitSize int, lo, hi float64
 		d.duplicate(property)
 		return 0, false
 	}
-	v, ok := d.Float(property, bitSize)
+	v, ok := d.floatValue(property, bitSize)
 	if !ok {
 		return 0, false
 	}
@@ -172,7 +172,7 @@ func (d *Decoder) TimeField(i int, property, format string, nonZero bool) (time.
 		d.duplicate(property)
 		return time.Time{}, false
 	}
-	v, ok := d.Time(property, format)
+	v, ok := d.timeValue(property, format)
 	if !ok {
 		return time.Time{}, false
 	}

@@ -1,10 +1,12 @@
-package formimpl
+package formcore
 
 import (
 	"fmt"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/go-elicit/elicit/internal/subset"
 )
 
 // readOne decodes content, reading property "p" (index 0) with read and
@@ -94,7 +96,7 @@ func TestStringField(t *testing.T) {
 	runCases(t, "email", []fieldCase[string]{
 		{`{"p":"a@example.org"}`, "", false, `"p" must be at most 10 characters`},
 		{`{"p":"a@b.org"}`, "a@b.org", true, ""},
-		{`{"p":"nope"}`, "", false, `"p" ` + CheckFormat("email", "nope").Error()},
+		{`{"p":"nope"}`, "", false, `"p" ` + subset.CheckFormat("email", "nope").Error()},
 	}, email)
 	required := func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, -1, "", true) }
 	runCases(t, "required", []fieldCase[string]{
@@ -103,7 +105,7 @@ func TestStringField(t *testing.T) {
 	}, required)
 	unknownFormat := func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, -1, "nosuch", false) }
 	runCases(t, "unknown format", []fieldCase[string]{
-		{`{"p":"x"}`, "", false, `"p" cannot be checked: ` + CheckFormat("nosuch", "x").Error()},
+		{`{"p":"x"}`, "", false, `"p" cannot be checked: ` + subset.CheckFormat("nosuch", "x").Error()},
 	}, unknownFormat)
 }
 
@@ -177,7 +179,7 @@ func TestTimeField(t *testing.T) {
 	day := time.Date(2026, 7, 28, 0, 0, 0, 0, time.UTC)
 	runCases(t, "date", []fieldCase[time.Time]{
 		{`{"p":"2026-07-28"}`, day, true, ""},
-		{`{"p":"2026-13-01"}`, time.Time{}, false, `"p" ` + CheckFormat("date", "2026-13-01").Error()},
+		{`{"p":"2026-13-01"}`, time.Time{}, false, `"p" ` + subset.CheckFormat("date", "2026-13-01").Error()},
 		{`{"p":1}`, time.Time{}, false, `"p" must be a string`},
 	}, func(d *Decoder) (time.Time, bool) { return d.TimeField(0, "p", "date", false) })
 	runCases(t, "date-time", []fieldCase[time.Time]{
@@ -219,7 +221,7 @@ func TestFieldReadersMatchInlineChecks(t *testing.T) {
 					func(d *Decoder) (any, bool) { return d.StringField(0, "p", b[0], b[1], format, nz) },
 					func(d *Decoder) (any, bool) {
 						if d.Field(0, "p") {
-							if v, ok := d.String("p"); ok && d.CheckLength("p", v, b[0], b[1]) && (format == "" || d.CheckFormat("p", format, v)) {
+							if v, ok := d.stringValue("p"); ok && d.checkLength("p", v, b[0], b[1]) && (format == "" || d.checkFormat("p", format, v)) {
 								if nz && v == "" {
 									d.Problem("p", "is required")
 								}
@@ -235,7 +237,7 @@ func TestFieldReadersMatchInlineChecks(t *testing.T) {
 				func(d *Decoder) (any, bool) { return d.BoolField(0, "p", nz) },
 				func(d *Decoder) (any, bool) {
 					if d.Field(0, "p") {
-						if v, ok := d.Bool("p"); ok {
+						if v, ok := d.boolValue("p"); ok {
 							if nz && !v {
 								d.Problem("p", "is required")
 							}
@@ -248,7 +250,7 @@ func TestFieldReadersMatchInlineChecks(t *testing.T) {
 				func(d *Decoder) (any, bool) { return d.IntField(0, "p", -1, 100, nz) },
 				func(d *Decoder) (any, bool) {
 					if d.Field(0, "p") {
-						if v, ok := d.Int("p", -1, 100); ok {
+						if v, ok := d.intValue("p", -1, 100); ok {
 							if nz && v == 0 {
 								d.Problem("p", "is required")
 							}
@@ -261,7 +263,7 @@ func TestFieldReadersMatchInlineChecks(t *testing.T) {
 				func(d *Decoder) (any, bool) { return d.UintField(0, "p", 1, 65535, nz) },
 				func(d *Decoder) (any, bool) {
 					if d.Field(0, "p") {
-						if v, ok := d.Uint("p", 65535); ok {
+						if v, ok := d.uintValue("p", 65535); ok {
 							if v < 1 {
 								d.Problem("p", "must be at least 1")
 							} else {
@@ -278,7 +280,7 @@ func TestFieldReadersMatchInlineChecks(t *testing.T) {
 				func(d *Decoder) (any, bool) { return d.FloatField(0, "p", 64, 0, 1.5, nz) },
 				func(d *Decoder) (any, bool) {
 					if d.Field(0, "p") {
-						if v, ok := d.Float("p", 64); ok {
+						if v, ok := d.floatValue("p", 64); ok {
 							if v < 0.0 {
 								d.Problem("p", "must be at least 0")
 							} else if v > 1.5 {
@@ -297,7 +299,7 @@ func TestFieldReadersMatchInlineChecks(t *testing.T) {
 				func(d *Decoder) (any, bool) { return d.TimeField(0, "p", "date", nz) },
 				func(d *Decoder) (any, bool) {
 					if d.Field(0, "p") {
-						if v, ok := d.Time("p", "date"); ok {
+						if v, ok := d.timeValue("p", "date"); ok {
 							if nz && v.IsZero() {
 								d.Problem("p", "is required")
 							}

@@ -1,4 +1,4 @@
-package formimpl
+package formcore
 
 import (
 	"cmp"
@@ -23,7 +23,7 @@ const MaxFields = 256
 // It never builds a map and allocates only for escaped strings, problems and
 // what the caller keeps (strings, slices). Use a Decoder value on the stack:
 //
-//	var d formimpl.Decoder
+//	var d formimpl.Decoder // formimpl.Decoder is an alias of this type
 //	d.Reset(content)
 type Decoder struct {
 	data     []byte
@@ -146,7 +146,7 @@ func (d *Decoder) Field(i int, property string) bool {
 	w, b := i/64, uint64(1)<<(i%64)
 	if d.seen[w]&b != 0 {
 		d.Problem(property, "appears more than once")
-		d.Skip()
+		d.skipCurrent()
 		return false
 	}
 	d.seen[w] |= b
@@ -159,11 +159,11 @@ func (d *Decoder) Seen(i int) bool { return d.seen[i/64]&(uint64(1)<<(i%64)) != 
 // Unknown reports the current key as not part of the form and skips its value.
 func (d *Decoder) Unknown() {
 	d.Problem(string(d.key), "is not a property of the form")
-	d.Skip()
+	d.skipCurrent()
 }
 
-// Skip skips the current value.
-func (d *Decoder) Skip() {
+// skipCurrent skips the current value.
+func (d *Decoder) skipCurrent() {
 	if d.state == stateInObject {
 		d.skipValue()
 		d.state = stateValueRead
@@ -184,8 +184,8 @@ func (d *Decoder) Problem(property, message string) {
 	d.problems = append(d.problems, Problem{Property: property, Message: message})
 }
 
-// Failed reports whether property already has a problem.
-func (d *Decoder) Failed(property string) bool {
+// failed reports whether property already has a problem.
+func (d *Decoder) failed(property string) bool {
 	for _, p := range d.problems {
 		if p.Property == property {
 			return true
@@ -194,11 +194,12 @@ func (d *Decoder) Failed(property string) bool {
 	return false
 }
 
-// OK reports whether no problem has been recorded so far.
-func (d *Decoder) OK() bool { return len(d.problems) == 0 }
+// ok reports whether no problem has been recorded so far.
+func (d *Decoder) ok() bool { return len(d.problems) == 0 }
 
 // Err returns nil when the content was a well-formed object with no
-// problems, and otherwise a *ContentError with every problem sorted by
+// problems, and otherwise a content error (a *runtime.ContentError when the
+// runtime is linked; see SetContentError) with every problem sorted by
 // property (stable: problems of one property keep their order).
 func (d *Decoder) Err() error {
 	if len(d.problems) == 0 {
@@ -206,11 +207,11 @@ func (d *Decoder) Err() error {
 	}
 	ps := slices.Clone(d.problems)
 	slices.SortStableFunc(ps, func(a, b Problem) int { return cmp.Compare(a.Property, b.Property) })
-	return &ContentError{Problems: ps}
+	return newContentError(ps)
 }
 
-// String reads a string value. A value of another type is a problem.
-func (d *Decoder) String(property string) (string, bool) {
+// stringValue reads a string value. A value of another type is a problem.
+func (d *Decoder) stringValue(property string) (string, bool) {
 	b, ok := d.StringBytes(property)
 	if !ok {
 		return "", false
@@ -229,8 +230,8 @@ func (d *Decoder) StringBytes(property string) ([]byte, bool) {
 	return b, ok
 }
 
-// Bool reads a boolean value. A value of another type is a problem.
-func (d *Decoder) Bool(property string) (bool, bool) {
+// boolValue reads a boolean value. A value of another type is a problem.
+func (d *Decoder) boolValue(property string) (bool, bool) {
 	c := d.peek()
 	if c != 't' && c != 'f' {
 		d.mismatch(property, "must be a boolean")
@@ -247,10 +248,10 @@ func (d *Decoder) Bool(property string) (bool, bool) {
 	return false, false
 }
 
-// Int reads an integer value in [lo, hi] (the range of the Go field's
+// intValue reads an integer value in [lo, hi] (the range of the Go field's
 // type). A number with a zero fraction, such as 3.0, is an integer, as in
 // JSON Schema. Anything else is a problem.
-func (d *Decoder) Int(property string, lo, hi int64) (int64, bool) {
+func (d *Decoder) intValue(property string, lo, hi int64) (int64, bool) {
 	num, ok := d.number(property, "must be an integer")
 	if !ok {
 		return 0, false
@@ -286,8 +287,8 @@ func (d *Decoder) intRange(property string, v, lo, hi int64) (int64, bool) {
 	return v, true
 }
 
-// Uint reads a non-negative integer value at most hi.
-func (d *Decoder) Uint(property string, hi uint64) (uint64, bool) {
+// uintValue reads a non-negative integer value at most hi.
+func (d *Decoder) uintValue(property string, hi uint64) (uint64, bool) {
 	num, ok := d.number(property, "must be an integer")
 	if !ok {
 		return 0, false
@@ -313,8 +314,8 @@ func (d *Decoder) Uint(property string, hi uint64) (uint64, bool) {
 	return 0, false
 }
 
-// Float reads a number that fits a float of the given bit size (32 or 64).
-func (d *Decoder) Float(property string, bitSize int) (float64, bool) {
+// floatValue reads a number that fits a float of the given bit size (32 or 64).
+func (d *Decoder) floatValue(property string, bitSize int) (float64, bool) {
 	num, ok := d.number(property, "must be a number")
 	if !ok {
 		return 0, false

@@ -1,4 +1,4 @@
-package formimpl
+package formcore
 
 import (
 	"errors"
@@ -17,25 +17,25 @@ func decodeAll(content string) (map[string]any, error) {
 		switch string(d.Key()) {
 		case "s":
 			if d.Field(0, "s") {
-				if v, ok := d.String("s"); ok {
+				if v, ok := d.stringValue("s"); ok {
 					got["s"] = v
 				}
 			}
 		case "n":
 			if d.Field(1, "n") {
-				if v, ok := d.Int("n", -100, 100); ok {
+				if v, ok := d.intValue("n", -100, 100); ok {
 					got["n"] = v
 				}
 			}
 		case "b":
 			if d.Field(2, "b") {
-				if v, ok := d.Bool("b"); ok {
+				if v, ok := d.boolValue("b"); ok {
 					got["b"] = v
 				}
 			}
 		case "f":
 			if d.Field(3, "f") {
-				if v, ok := d.Float("f", 64); ok {
+				if v, ok := d.floatValue("f", 64); ok {
 					got["f"] = v
 				}
 			}
@@ -51,7 +51,7 @@ func decodeAll(content string) (map[string]any, error) {
 			}
 		case "skip":
 			if d.Field(5, "skip") {
-				d.Skip()
+				d.skipCurrent()
 			}
 		default:
 			d.Unknown()
@@ -199,7 +199,7 @@ func TestUint(t *testing.T) {
 		d.Reset([]byte(in))
 		var got string
 		for d.Next() {
-			if v, ok := d.Uint("u", 1<<64-1); ok {
+			if v, ok := d.uintValue("u", 1<<64-1); ok {
 				got = uitoa(v)
 			}
 		}
@@ -215,13 +215,13 @@ func TestUint(t *testing.T) {
 func TestChecks(t *testing.T) {
 	var d Decoder
 	d.Reset([]byte(`{}`))
-	d.CheckLength("a", "héllo", 6, -1)
-	d.CheckLength("b", "héllo", -1, 4)
-	d.CheckLength("c", "héllo", 5, 5)
+	d.checkLength("a", "héllo", 6, -1)
+	d.checkLength("b", "héllo", -1, 4)
+	d.checkLength("c", "héllo", 5, 5)
 	d.CheckItems("d", 0, 1, -1)
 	d.CheckItems("e", 3, -1, 2)
-	d.CheckFormat("f", "email", "nope")
-	d.CheckFormat("g", "color", "red")
+	d.checkFormat("f", "email", "nope")
+	d.checkFormat("g", "color", "red")
 	for d.Next() {
 	}
 	want := `elicit: invalid content: "a" must be at least 6 characters; "b" must be at most 4 characters; "d" must have at least 1 item; "e" must have at most 2 items; "f" must be an email address; "g" cannot be checked: unknown format "color": must be one of "email", "uri", "date", "date-time"`
@@ -237,11 +237,11 @@ func TestTime(t *testing.T) {
 	for d.Next() {
 		switch string(d.Key()) {
 		case "a", "c":
-			if v, ok := d.Time(string(d.Key()), "date-time"); ok {
+			if v, ok := d.timeValue(string(d.Key()), "date-time"); ok {
 				got = append(got, v.UTC().String())
 			}
 		default:
-			if v, ok := d.Time(string(d.Key()), "date"); ok {
+			if v, ok := d.timeValue(string(d.Key()), "date"); ok {
 				got = append(got, v.String())
 			}
 		}
@@ -270,18 +270,18 @@ func TestDecoderAllocations(t *testing.T) {
 				}
 			case "n":
 				if d.Field(1, "n") {
-					d.Int("n", 0, 10)
+					d.intValue("n", 0, 10)
 				}
 			case "b":
 				if d.Field(2, "b") {
-					d.Bool("b")
+					d.boolValue("b")
 				}
 			case "f":
 				if d.Field(3, "f") {
-					d.Float("f", 64)
+					d.floatValue("f", 64)
 				}
 			default:
-				d.Skip()
+				d.skipCurrent()
 			}
 		}
 		if d.Err() != nil {
@@ -320,7 +320,7 @@ func TestRepeatedItemsCheckDoesNotAllocate(t *testing.T) {
 				}
 			}
 		}
-		if !d.OK() {
+		if !d.ok() {
 			t.Fatal(d.Err())
 		}
 	})

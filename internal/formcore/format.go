@@ -1,4 +1,4 @@
-package formimpl
+package formcore
 
 import (
 	"errors"
@@ -8,19 +8,9 @@ import (
 	"github.com/go-elicit/elicit/internal/subset"
 )
 
-// CheckFormat reports whether s is valid for an elicitation string format
-// ("email", "uri", "date", "date-time"). It is the subset checker's own
-// check, exported here because generated code may not import internal
-// packages. It does not allocate when s is valid.
-func CheckFormat(format, s string) error { return subset.CheckFormat(format, s) }
-
-// ErrBadFormat is matched by CheckFormat's errors for values that break a
-// known format.
-var ErrBadFormat = subset.ErrBadFormat
-
-// CheckFormat checks s against format and records a problem when it does
+// checkFormat checks s against format and records a problem when it does
 // not match.
-func (d *Decoder) CheckFormat(property, format, s string) bool {
+func (d *Decoder) checkFormat(property, format, s string) bool {
 	err := subset.CheckFormat(format, s)
 	if err == nil {
 		return true
@@ -33,9 +23,9 @@ func (d *Decoder) CheckFormat(property, format, s string) bool {
 	return false
 }
 
-// CheckLength checks the length of s in Unicode code points, as JSON
+// checkLength checks the length of s in Unicode code points, as JSON
 // Schema counts it, against min and max (-1: no bound).
-func (d *Decoder) CheckLength(property, s string, min, max int) bool {
+func (d *Decoder) checkLength(property, s string, min, max int) bool {
 	n := utf8.RuneCountInString(s)
 	if min >= 0 && n < min {
 		d.Problem(property, "must be at least "+plural(min, "character"))
@@ -62,9 +52,9 @@ func (d *Decoder) CheckItems(property string, n, min, max int) bool {
 	return true
 }
 
-// Time reads a string in format "date-time" (RFC 3339) or "date"
+// timeValue reads a string in format "date-time" (RFC 3339) or "date"
 // (YYYY-MM-DD, as midnight UTC).
-func (d *Decoder) Time(property, format string) (time.Time, bool) {
+func (d *Decoder) timeValue(property, format string) (time.Time, bool) {
 	b, ok := d.StringBytes(property)
 	if !ok {
 		return time.Time{}, false
@@ -78,7 +68,7 @@ func (d *Decoder) Time(property, format string) (time.Time, bool) {
 	}
 	if err != nil {
 		// The parse error quotes the value; the check's message does not.
-		d.CheckFormat(property, format, string(b))
+		d.checkFormat(property, format, string(b))
 		return time.Time{}, false
 	}
 	return t, true

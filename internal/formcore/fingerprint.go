@@ -1,4 +1,4 @@
-package formimpl
+package formcore
 
 import (
 	"fmt"

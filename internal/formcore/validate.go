@@ -1,4 +1,4 @@
-package formimpl
+package formcore
 
 import (
 	"errors"
@@ -43,10 +43,10 @@ func JSONName(f reflect.StructField) string {
 	return name
 }
 
-// Validate runs the shared validator on v (a pointer to a form struct) and
+// validate runs the shared validator on v (a pointer to a form struct) and
 // records a problem for each failing property that has none yet: the
 // decoder's own checks come first and say more.
-func (d *Decoder) Validate(v any) {
+func (d *Decoder) validate(v any) {
 	err := Validator().Struct(v)
 	if err == nil {
 		return
@@ -57,7 +57,7 @@ func (d *Decoder) Validate(v any) {
 		return
 	}
 	for _, fe := range verrs {
-		if d.Failed(fe.Field()) {
+		if d.failed(fe.Field()) {
 			continue
 		}
 		d.Problem(fe.Field(), validationMessage(fe.Tag(), fe.Param(), fe.Kind()))
@@ -68,7 +68,7 @@ func (d *Decoder) Validate(v any) {
 // validate tag parts the schema does not express, unless the property
 // already has a problem.
 func (d *Decoder) ValidateVar(property string, value any, tag string) {
-	if d.fatal || d.Failed(property) {
+	if d.fatal || d.failed(property) {
 		return
 	}
 	err := Validator().Var(value, tag)
