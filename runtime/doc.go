@@ -35,10 +35,10 @@
 //
 //	func execute(ctx context.Context, req *runtime.CallToolRequest, in Args) (*runtime.CallToolResult, error) {
 //		if in.Command == "" {
-//			if err := runtime.CanElicit[CommandForm](req.Session); err != nil {
+//			if err := runtime.CanElicit[CommandForm](ctx); err != nil {
 //				return runtime.ErrorResult("missing required argument: command"), nil
 //			}
-//			form, err := runtime.Elicit[CommandForm](ctx, req.Session, "Which ze command should run?")
+//			form, err := runtime.Elicit[CommandForm](ctx, "Which ze command should run?")
 //			switch {
 //			case errors.Is(err, runtime.ErrElicitDeclined), errors.Is(err, runtime.ErrElicitCanceled):
 //				return runtime.ErrorResult("no command: %v", err), nil
@@ -54,7 +54,7 @@
 // capability and protocol version). Elicit finds the call to ask in through
 // ctx: pass the handler's (ErrNoCall otherwise, on every protocol).
 //
-// Session.Elicit takes a hand-built schema (map[string]any) instead and
+// ElicitSchema takes a hand-built schema (map[string]any) instead and
 // returns the content as a map (numbers as json.Number); the schema is
 // checked against the elicitation subset of the session's protocol version
 // before anything is sent, and the answer is validated against it.
@@ -80,7 +80,7 @@
 //
 // # URL mode
 //
-// Session.ElicitURL sends the user to a page (a sign-in, a payment) instead
+// ElicitURL sends the user to a page (a sign-in, a payment) instead
 // of a form. A handler that cannot start before that returns
 // URLElicitationRequired: -32042 on 2025-11-25, an input_required round trip
 // on 2026-07-28 (the handler runs again on the retry), an isError result for

@@ -16,7 +16,7 @@ import (
 // ServeStdio serves the server's tools over the stdio transport:
 // newline-delimited JSON-RPC, one message a line, read from in and written
 // to out. It is the same server as over HTTP — same tools, same handlers,
-// same Elicit and Elicit[T] — for clients that start the server as a child
+// same Elicit[T] and ElicitSchema — for clients that start the server as a child
 // process.
 //
 // An initialize selects legacy semantics for the connection (one session

@@ -4,16 +4,16 @@
 // and gets the same outcome values as on elicit's own runtime:
 //
 //	s := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
-//	a, err := gosdk.New(s, nil)
+//	a, err := gosdk.New(s, gosdk.Options{})
 //	...
 //	gosdk.AddTool(a, &mcp.Tool{Name: "book_table"}, bookTable)
 //	http.Handle("/mcp", gosdk.NewStreamableHTTPHandler(s, nil))
 //
 //	func bookTable(ctx context.Context, req *mcp.CallToolRequest, in Args) (*mcp.CallToolResult, any, error) {
-//		if !gosdk.ClientSupportsElicit(req) {
+//		if !gosdk.ClientSupportsElicit(ctx) {
 //			return errorResult("missing required argument: name"), nil, nil
 //		}
-//		form, err := gosdk.Elicit[BookingForm](ctx, req, "Who is the table for?")
+//		form, err := gosdk.Elicit[BookingForm](ctx, "Who is the table for?")
 //		switch {
 //		case errors.Is(err, runtime.ErrInputRequired):
 //			return nil, nil, err // 2026-07-28: asked; the handler runs again with the answer

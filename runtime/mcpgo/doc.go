@@ -4,7 +4,7 @@
 // values as on elicit's own runtime:
 //
 //	s := server.NewMCPServer("shop", "1")
-//	if _, err := mcpgo.New(s, nil); err != nil { ... } // installs the tool middleware
+//	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil { ... } // installs the tool middleware
 //	s.AddTool(mcp.NewTool("book_table"), bookTable)
 //	http.Handle("/mcp", server.NewStreamableHTTPServer(s))
 //
