@@ -25,6 +25,10 @@ const (
 // offered (405), because every server message here belongs to a call and
 // rides that call's stream.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.made() {
+		httpError(w, http.StatusInternalServerError, CodeInternalError, errNotMade.Error())
+		return
+	}
 	if !s.originAllowed(r.Header.Get("Origin")) {
 		s.log.Warn("request from a forbidden origin", "origin", r.Header.Get("Origin"))
 		httpError(w, http.StatusForbidden, CodeInvalidRequest, "origin not allowed")

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -146,7 +147,10 @@ func (o Options) withDefaults() Options {
 
 // Server is an MCP server: tools plus the sessions of the clients that use
 // them. It is an http.Handler for the Streamable HTTP transport; mount it on
-// a path, e.g. mux.Handle("/mcp", srv).
+// a path, e.g. mux.Handle("/mcp", srv). Make it with NewServer: a Server
+// made otherwise (nil, or its zero value) serves nothing: ServeHTTP answers
+// 500 and ServeStdio, ServeStdioProcess and Shutdown return an error that
+// says to call NewServer, AddTool registers nothing and SessionCount is 0.
 type Server struct {
 	opts    Options
 	log     *slog.Logger
@@ -204,14 +208,33 @@ func NewServer(opts Options) *Server {
 	return s
 }
 
+// errNotMade is what a Server not made by NewServer answers.
+var errNotMade = errors.New("elicit: this Server was not made by NewServer: create it with runtime.NewServer(runtime.Options{})")
+
+// errNilContext is what a method that waits on a nil ctx returns.
+var errNilContext = errors.New("elicit: nil context: pass context.Background() or a context that ends when serving should")
+
+// made reports whether s was made by NewServer.
+func (s *Server) made() bool { return s != nil && s.sessions != nil }
+
 // AddTool registers (or replaces) a tool. An empty InputSchema becomes
-// {"type":"object"}.
+// {"type":"object"}. A tool with no Name is not registered (no client
+// could call it) and a nil handler registers a tool whose every call fails
+// with -32603 saying so; both are logged as errors (Options.Logger).
 func (s *Server) AddTool(t Tool, h ToolHandler) {
+	if !s.made() {
+		return
+	}
 	if t.Name == "" {
-		panic("elicit: AddTool: tool has no name")
+		s.log.Error("elicit: AddTool: the tool has no name, so it is not registered: set Tool.Name")
+		return
 	}
 	if h == nil {
-		panic(fmt.Sprintf("elicit: AddTool %q: nil handler", t.Name))
+		s.log.Error("elicit: AddTool: nil handler: every call of the tool fails", "tool", t.Name)
+		name := t.Name
+		h = func(context.Context, *CallToolRequest) (*CallToolResult, error) {
+			return nil, rpcErrorf(CodeInternalError, "tool %q was registered with a nil handler: pass AddTool a ToolHandler", name)
+		}
 	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
@@ -313,7 +336,12 @@ func (s *Server) session(id string) (*Session, bool) { return s.sessions.get(id)
 func (s *Server) dropSession(sess *Session) { s.sessions.remove(sess) }
 
 // SessionCount reports the live sessions.
-func (s *Server) SessionCount() int { return s.sessions.len() }
+func (s *Server) SessionCount() int {
+	if !s.made() {
+		return 0
+	}
+	return s.sessions.len()
+}
 
 // Shutdown stops the server gracefully: new requests get 503, every waiting
 // elicitation returns ErrServerShutdown at once (so its handler can answer),
@@ -323,6 +351,12 @@ func (s *Server) SessionCount() int { return s.sessions.len() }
 // which would otherwise wait for the open streams (or register it with
 // http.Server.RegisterOnShutdown).
 func (s *Server) Shutdown(ctx context.Context) error {
+	switch {
+	case !s.made():
+		return errNotMade
+	case ctx == nil:
+		return errNilContext
+	}
 	s.stopOnce.Do(func() {
 		s.callsMu.Lock()
 		s.shutdown.Store(true)
