@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
 )
 
@@ -41,28 +42,6 @@ func answerName(_ context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitRe
 	return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"Ada"}`)}, nil
 }
 
-// callOnce connects a client to url (declaring elicitation when onElicit is
-// set), calls tool without arguments and prints the result.
-func callOnce(url, version, tool string, onElicit mcpclient.ElicitHandler) {
-	ctx := context.Background()
-	opts := mcpclient.Options{URL: url, Protocol: version, OnElicit: onElicit}
-	if onElicit != nil {
-		opts.Capabilities.Elicitation = &mcpclient.ElicitationCapability{}
-	}
-	c, err := mcpclient.Connect(ctx, opts)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer c.Close()
-	res, err := c.CallTool(ctx, tool, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%s (isError %v)\n", strings.Join(res.Lines(), ""), res.IsError)
-}
-
 // A handler asks in the middle of a call; its ctx names the call. The same
 // handler serves a legacy session (the question rides the call's SSE
 // stream) and a 2026-07-28 client (an input_required round trip: the
@@ -73,13 +52,13 @@ func ExampleElicit() {
 	hs := httptest.NewServer(srv) // in production: runtime.NewHTTPServer(addr, mux)
 	defer hs.Close()
 
-	callOnce(hs.URL, runtime.Version20251125, "greet", answerName)
-	callOnce(hs.URL, runtime.Version20260728, "greet", answerName)
+	adaptertest.PrintCall(hs.URL, runtime.Version20251125, "greet", answerName)
+	adaptertest.PrintCall(hs.URL, runtime.Version20260728, "greet", answerName)
 	// Output:
 	// asked "Who is there?"
-	// hello Ada (isError false)
+	// hello Ada
 	// asked "Who is there?"
-	// hello Ada (isError false)
+	// hello Ada
 }
 
 // CanElicit[T] tells a handler whether this client can be asked the form
@@ -91,9 +70,9 @@ func ExampleCanElicit() {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 
-	callOnce(hs.URL, runtime.Version20251125, "greet", nil)
+	adaptertest.PrintCall(hs.URL, runtime.Version20251125, "greet", nil)
 	// Output:
-	// missing required argument: name (isError true)
+	// missing required argument: name (isError)
 }
 
 // ElicitSchema asks with a hand-built schema: it is checked against the
@@ -117,15 +96,15 @@ func ExampleElicitSchema() {
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 
-	callOnce(hs.URL, runtime.Version20250618, "size", func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+	adaptertest.PrintCall(hs.URL, runtime.Version20250618, "size", func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
 		return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"replicas":3}`)}, nil
 	})
-	callOnce(hs.URL, runtime.Version20250618, "size", func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+	adaptertest.PrintCall(hs.URL, runtime.Version20250618, "size", func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
 		return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"replicas":30}`)}, nil
 	})
 	// Output:
-	// replicas: 3 (isError false)
-	// elicit: invalid content: "replicas" must be at most 10 (isError true)
+	// replicas: 3
+	// elicit: invalid content: "replicas" must be at most 10 (isError)
 }
 
 // ServeStdio serves the same server over newline-delimited JSON-RPC, for

@@ -1,7 +1,8 @@
 // Package adaptertest holds the client side shared by the adapters' tests
 // (runtime/gosdk, runtime/mcpgo): a real mcpclient connection, a bounded
 // call, scripted answers and a bounded wait for what a handler's Elicit
-// returned.
+// returned; and PrintCall, the client of the Example functions of runtime
+// and its adapters.
 package adaptertest
 
 import (
@@ -202,5 +203,33 @@ func CapabilityChecks(t *testing.T, url string) {
 				t.Errorf("%s declared=%v: got %q, want %q", v, declared, got, want)
 			}
 		}
+	}
+}
+
+// PrintCall is the client side of the Example functions: it connects to url
+// speaking version (declaring elicitation when onElicit is set), calls tool
+// without arguments and prints the result's text, marked "(isError)" when
+// it is one, or the error.
+func PrintCall(url, version, tool string, onElicit mcpclient.ElicitHandler) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opts := mcpclient.Options{URL: url, Protocol: version, OnElicit: onElicit}
+	if onElicit != nil {
+		opts.Capabilities.Elicitation = &mcpclient.ElicitationCapability{}
+	}
+	c, err := mcpclient.Connect(ctx, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, tool, nil)
+	switch {
+	case err != nil:
+		fmt.Println(err)
+	case res.IsError:
+		fmt.Println(strings.Join(res.Lines(), ""), "(isError)")
+	default:
+		fmt.Println(strings.Join(res.Lines(), ""))
 	}
 }
