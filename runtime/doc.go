@@ -51,8 +51,10 @@
 //	}
 //
 // CanElicit[T] tells whether the client can be asked T at all (its
-// capability and protocol version). Elicit finds the call to ask in through
-// ctx: pass the handler's (ErrNoCall otherwise, on every protocol).
+// capability and protocol version; ClientSupportsElicit, only whether it
+// takes forms). Every one of these finds the call, its session and its
+// stream through ctx: pass the handler's, or one derived from it (ErrNoCall
+// otherwise, on every protocol). No function takes a session as well.
 //
 // ElicitSchema takes a hand-built schema (map[string]any) instead and
 // returns the content as a map (numbers as json.Number); the schema is
@@ -123,7 +125,8 @@
 //
 // # Adapters to other server libraries
 //
-// runtime/gosdk and runtime/mcpgo bring Elicit[T] to servers built on other
+// runtime/gosdk and runtime/mcpgo bring Elicit[T], CanElicit[T] and
+// ClientSupportsElicit, with the same signatures, to servers built on other
 // MCP libraries, with this runtime's schemas, outcomes and errors. They are
 // made of a small kit that this runtime uses itself, for writing one for
 // another library: CheckForm (may this client be asked with a form?),

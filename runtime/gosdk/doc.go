@@ -68,14 +68,19 @@
 // version, or the form cannot be expressed in it); runtime.ErrElicitFailed
 // (*runtime.ClientError: the client answered with a JSON-RPC error);
 // runtime.ErrInputRequired (2026-07-28, see above); runtime.ErrNoCall (the
-// tool was not registered through the adapter); the context's error.
+// tool was not registered through the adapter, or ctx is not the
+// handler's); the context's error.
+//
+// CanElicit[T](ctx) and ClientSupportsElicit(ctx) are runtime.CanElicit and
+// runtime.ClientSupportsElicit for the call ctx belongs to: check them first
+// where a handler has another way on.
 //
 // On a 2026-07-28 request a handler that returns the ErrElicitUnsupported of
 // a missing capability fails the call with -32021 naming
 // elicitation.form, and a requestState that does not open fails it with
 // -32602, as on elicit's runtime.
 //
-// The capability check reads req.ClientCapabilities() (initialize's on a
+// The capability checks read req.ClientCapabilities() (initialize's on a
 // legacy session, the request's _meta on 2026-07-28): no
 // capabilities.elicitation, or one that names only url, is "unsupported",
 // and no question is sent.
