@@ -171,24 +171,34 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](ctx context.Context, message string, opts ...ElicitOption) (T, error) {
 	var v T
-	c, err := callFrom(ctx)
+	c, d, schema, err := formFor[T, P](ctx)
 	if err != nil {
 		return v, err
 	}
-	s := c.session
-	if err := s.checkForm(); err != nil {
-		return v, err
-	}
-	d := P(&v).ElicitForm()
-	schema, err := FormSchema(d, s.protocol)
-	if err != nil {
-		return v, err
-	}
-	res, err := s.askForm(ctx, c, ElicitKey(d.Key, opts...), message, schema)
+	res, err := c.session.askForm(ctx, c, ElicitKey(d.Key, opts...), message, schema)
 	if err != nil {
 		return v, err
 	}
 	return DecodeAnswer[T, P](res)
+}
+
+// formFor returns the call ctx belongs to, form T's descriptor and its
+// schema for the call's protocol version, or why T cannot be asked there.
+func formFor[T any, P interface {
+	*T
+	formimpl.Form
+}](ctx context.Context) (*call, *formimpl.Descriptor, json.RawMessage, error) {
+	c, err := callFrom(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.session.checkForm(); err != nil {
+		return nil, nil, nil, err
+	}
+	var v T
+	d := P(&v).ElicitForm()
+	schema, err := FormSchema(d, c.session.protocol)
+	return c, d, schema, err
 }
 
 // CanElicit reports whether the form T can be asked of the client of the
@@ -205,15 +215,7 @@ func CanElicit[T any, P interface {
 	*T
 	formimpl.Form
 }](ctx context.Context) error {
-	c, err := callFrom(ctx)
-	if err != nil {
-		return err
-	}
-	if err := c.session.checkForm(); err != nil {
-		return err
-	}
-	var v T
-	_, err = FormSchema(P(&v).ElicitForm(), c.session.protocol)
+	_, _, _, err := formFor[T, P](ctx)
 	return err
 }
 
