@@ -119,8 +119,8 @@ func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) {
 
 // Handler wraps a raw tool handler so that it may call Elicit, for
 // registering it by hand with (*mcp.Server).AddTool. The wrapped handler
-// fails with an error, instead of running, when h is nil, when the request
-// is nil, or when a was not made by New.
+// fails with an error, instead of running, when h is nil, when the context
+// or the request is nil, or when a was not made by New.
 func (a *Adapter) Handler(h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if h == nil {
@@ -129,6 +129,9 @@ func (a *Adapter) Handler(h mcp.ToolHandler) mcp.ToolHandler {
 				name = req.Params.Name
 			}
 			return nil, nilHandler(name)
+		}
+		if ctx == nil {
+			return nil, errors.New("elicit: gosdk: the tool handler was called with a nil context")
 		}
 		c, err := a.begin(req)
 		if err != nil {

@@ -76,6 +76,9 @@ func TestZeroValues(t *testing.T) {
 	if _, err := a.Handler(ok)(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no request") {
 		t.Errorf("a nil request: %v", err)
 	}
+	if _, err := a.Handler(ok)(nilCtx, &mcp.CallToolRequest{}); err == nil || !strings.Contains(err.Error(), "nil context") {
+		t.Errorf("a nil ctx: %v", err)
+	}
 	// A zero request reaches the handler, which can ask nothing.
 	var got error
 	_, _ = a.Handler(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
