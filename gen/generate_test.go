@@ -97,8 +97,8 @@ func TestGenerateFirstGenerationWithElicitCalls(t *testing.T) {
 	src := "package demo\n\n" +
 		"import (\n\t\"context\"\n\n\t\"github.com/go-elicit/elicit/runtime\"\n)\n\n" +
 		"//elicit:form\ntype DemoForm struct {\n\tName string `json:\"name\"`\n}\n\n" +
-		"func ask(ctx context.Context, s *runtime.Session) (DemoForm, error) {\n" +
-		"\treturn runtime.Elicit[DemoForm](ctx, s, \"name?\")\n}\n"
+		"func ask(ctx context.Context) (DemoForm, error) {\n" +
+		"\treturn runtime.Elicit[DemoForm](ctx, \"name?\")\n}\n"
 	dir := scratchPackage(t, map[string]string{"demo.go": src})
 	if err := generateIn(dir); err != nil {
 		t.Fatalf("first generation: %v", err)

@@ -94,6 +94,9 @@ func formName(d *formimpl.Descriptor) string {
 // version, or ErrElicitUnsupported when the form has none for it (the
 // version is unknown, or it cannot express the form: the error says why).
 func FormSchema(d *formimpl.Descriptor, version string) (json.RawMessage, error) {
+	if d == nil {
+		return nil, unsupportedf("no form descriptor: pass the one the generated ElicitForm method returns")
+	}
 	variant, ok := d.Lookup(version)
 	switch {
 	case !ok:
@@ -105,11 +108,14 @@ func FormSchema(d *formimpl.Descriptor, version string) (json.RawMessage, error)
 }
 
 // ElicitKey is the input-request key of an Elicit[T] call: the last WithKey
-// among opts, else defaultKey (the form's Descriptor.Key).
+// among opts (nil ones are skipped), else defaultKey (the form's
+// Descriptor.Key).
 func ElicitKey(defaultKey string, opts ...ElicitOption) string {
 	o := elicitOptions{key: defaultKey}
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	return o.key
 }

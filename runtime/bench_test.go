@@ -134,7 +134,7 @@ func newBenchHTTPClient() *http.Client {
 func BenchmarkRoundTripElicit(b *testing.B) {
 	srv := NewServer(Options{})
 	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		content, err := req.Session.Elicit(ctx, "Name and count?", benchSchema)
+		content, err := ElicitSchema(ctx, "Name and count?", benchSchema)
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +233,7 @@ const benchAskSchema = `{"type":"object","properties":{"name":{"type":"string"},
 func newBenchInputRequiredServer() *Server {
 	srv := NewServer(Options{Name: "bench", Version: "1", ElicitTimeout: -1})
 	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		form, err := Elicit[testform.AskForm](ctx, req.Session, "Name and count?")
+		form, err := Elicit[testform.AskForm](ctx, "Name and count?")
 		if err != nil {
 			return nil, err // ErrInputRequired on the first run
 		}

@@ -12,6 +12,19 @@ import (
 // callKey is the context key under which a running call is stored.
 type callKey struct{}
 
+// callFrom returns the tool call ctx belongs to: ErrNoCall for a nil ctx
+// or one that belongs to no call of a Server.
+func callFrom(ctx context.Context) (*call, error) {
+	if ctx == nil {
+		return nil, ErrNoCall
+	}
+	c, _ := ctx.Value(callKey{}).(*call)
+	if c == nil || c.session == nil {
+		return nil, ErrNoCall
+	}
+	return c, nil
+}
+
 // call is one running tools/call: its session, its reply sink and its
 // cancellation. Elicit finds it through the handler's context.
 type call struct {

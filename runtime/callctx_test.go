@@ -15,7 +15,7 @@ import (
 func TestElicitNeedsTheHandlersContext(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "bg"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		_, err := Elicit[testform.NameForm](context.Background(), req.Session, "name?")
+		_, err := Elicit[testform.NameForm](context.Background(), "name?")
 		if !errors.Is(err, ErrNoCall) {
 			return ErrorResult("want ErrNoCall, got %v", err), nil
 		}
@@ -40,7 +40,7 @@ func TestCanElicit(t *testing.T) {
 	f := newFixture(t, Options{})
 	got := make(chan error, 1)
 	f.srv.AddTool(Tool{Name: "can"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		got <- CanElicit[testform.NameForm](req.Session)
+		got <- CanElicit[testform.NameForm](ctx)
 		return TextResult("ok"), nil
 	})
 	for _, tc := range []struct {
@@ -62,4 +62,10 @@ func TestCanElicit(t *testing.T) {
 			t.Errorf("%s %s: CanElicit = %v, want %v mentioning %q", tc.version, tc.caps, err, tc.want, tc.mentions)
 		}
 	}
+}
+
+// callContext is a context of a call of sess that sends nothing, for tests
+// of what an elicitation checks before it asks.
+func callContext(sess *Session) context.Context {
+	return context.WithValue(context.Background(), callKey{}, &call{session: sess})
 }

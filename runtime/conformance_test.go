@@ -71,7 +71,7 @@ func TestClosedSessionGoneBeforeWake(t *testing.T) {
 	f := newFixture(t, Options{})
 	seen := make(chan bool, 1)
 	f.srv.AddTool(Tool{Name: "watch"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		_, err := req.Session.Elicit(ctx, "Who are you?", userSchema)
+		_, err := ElicitSchema(ctx, "Who are you?", userSchema)
 		_, still := f.srv.session(req.Session.ID())
 		seen <- still
 		return nil, err

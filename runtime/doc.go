@@ -35,10 +35,10 @@
 //
 //	func execute(ctx context.Context, req *runtime.CallToolRequest, in Args) (*runtime.CallToolResult, error) {
 //		if in.Command == "" {
-//			if err := runtime.CanElicit[CommandForm](req.Session); err != nil {
+//			if err := runtime.CanElicit[CommandForm](ctx); err != nil {
 //				return runtime.ErrorResult("missing required argument: command"), nil
 //			}
-//			form, err := runtime.Elicit[CommandForm](ctx, req.Session, "Which ze command should run?")
+//			form, err := runtime.Elicit[CommandForm](ctx, "Which ze command should run?")
 //			switch {
 //			case errors.Is(err, runtime.ErrElicitDeclined), errors.Is(err, runtime.ErrElicitCanceled):
 //				return runtime.ErrorResult("no command: %v", err), nil
@@ -51,10 +51,12 @@
 //	}
 //
 // CanElicit[T] tells whether the client can be asked T at all (its
-// capability and protocol version). Elicit finds the call to ask in through
-// ctx: pass the handler's (ErrNoCall otherwise, on every protocol).
+// capability and protocol version; ClientSupportsElicit, only whether it
+// takes forms). Every one of these finds the call, its session and its
+// stream through ctx: pass the handler's, or one derived from it (ErrNoCall
+// otherwise, on every protocol). No function takes a session as well.
 //
-// Session.Elicit takes a hand-built schema (map[string]any) instead and
+// ElicitSchema takes a hand-built schema (map[string]any) instead and
 // returns the content as a map (numbers as json.Number); the schema is
 // checked against the elicitation subset of the session's protocol version
 // before anything is sent, and the answer is validated against it.
@@ -80,7 +82,7 @@
 //
 // # URL mode
 //
-// Session.ElicitURL sends the user to a page (a sign-in, a payment) instead
+// ElicitURL sends the user to a page (a sign-in, a payment) instead
 // of a form. A handler that cannot start before that returns
 // URLElicitationRequired: -32042 on 2025-11-25, an input_required round trip
 // on 2026-07-28 (the handler runs again on the retry), an isError result for
@@ -123,7 +125,8 @@
 //
 // # Adapters to other server libraries
 //
-// runtime/gosdk and runtime/mcpgo bring Elicit[T] to servers built on other
+// runtime/gosdk and runtime/mcpgo bring Elicit[T], CanElicit[T] and
+// ClientSupportsElicit, with the same signatures, to servers built on other
 // MCP libraries, with this runtime's schemas, outcomes and errors. They are
 // made of a small kit that this runtime uses itself, for writing one for
 // another library: CheckForm (may this client be asked with a form?),

@@ -19,19 +19,25 @@ func unsupportedf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrElicitUnsupported, fmt.Sprintf(format, args...))
 }
 
-// Elicit asks the client's user to fill in a form described by a hand-built
-// requestedSchema and returns the accepted content. The schema is checked
-// against the elicitation subset before anything is sent
-// (ErrElicitSchemaInvalid); a form the session's protocol version cannot
-// express is downgraded where an equivalent exists, otherwise
+// ElicitSchema asks the user of the tool call ctx belongs to to fill in a
+// form described by a hand-built requestedSchema and returns the accepted
+// content. The schema is checked against the elicitation subset before
+// anything is sent (ErrElicitSchemaInvalid); a form the session's protocol
+// version cannot express is downgraded where an equivalent exists, otherwise
 // ErrElicitUnsupported names the feature. Accepted content is validated
 // against the schema (*ContentError names each failing property); in the
 // map it returns, numbers are json.Number (as the client wrote them). ctx
-// must be (derived from) the context the tool handler was given.
+// must be the handler's context, or one derived from it (ErrNoCall
+// otherwise).
 //
 // Prefer Elicit[T] with a generated form: its schema is checked at build time
 // and the answer arrives as a typed value.
-func (s *Session) Elicit(ctx context.Context, message string, schema map[string]any) (map[string]any, error) {
+func ElicitSchema(ctx context.Context, message string, schema map[string]any, opts ...ElicitOption) (map[string]any, error) {
+	c, err := callFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := c.session
 	if v := subset.Check(schema, subset.V2026_07_28); len(v) > 0 {
 		return nil, newSchemaError(s.protocol, v)
 	}
@@ -49,7 +55,7 @@ func (s *Session) Elicit(ctx context.Context, message string, schema map[string]
 	if err != nil {
 		return nil, newSchemaError(s.protocol, []subset.Violation{{Message: err.Error()}})
 	}
-	res, err := s.askForm(ctx, "", message, rawSchema)
+	res, err := s.askForm(ctx, c, ElicitKey("", opts...), message, rawSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -89,63 +95,98 @@ func contentError(v []subset.Violation) *ContentError {
 // checkForm reports why this client cannot be asked with a form, if it cannot.
 func (s *Session) checkForm() error { return checkForm(s.protocol, s.caps.form) }
 
-// Elicit asks the client's user to fill in the generated form T and returns
-// the answer decoded and validated into a T. It compiles only for types
-// elicitgen generated code for (their pointer implements formimpl.Form):
+// Elicit asks the user of the tool call ctx belongs to to fill in the
+// generated form T and returns the answer decoded and validated into a T.
+// It compiles only for types elicitgen generated code for (their pointer
+// implements formimpl.Form):
 //
-//	peer, err := runtime.Elicit[PeerForm](ctx, req.Session, "Which peer?")
+//	peer, err := runtime.Elicit[PeerForm](ctx, "Which peer?")
 //
-// The outcomes are those of Session.Elicit: nil on accept, otherwise
-// ErrElicitDeclined, ErrElicitCanceled, a *ContentError, ... (errors.Is).
+// ctx must be the handler's context, or one derived from it: it names the
+// call, its session and the stream the question rides (ErrNoCall
+// otherwise). The outcomes: nil on accept, otherwise ErrElicitDeclined,
+// ErrElicitCanceled, a *ContentError, ... (errors.Is; see the package doc).
 func Elicit[T any, P interface {
 	*T
 	formimpl.Form
-}](ctx context.Context, s *Session, message string, opts ...ElicitOption) (T, error) {
+}](ctx context.Context, message string, opts ...ElicitOption) (T, error) {
 	var v T
-	if err := s.checkForm(); err != nil {
-		return v, err
-	}
-	d := P(&v).ElicitForm()
-	schema, err := FormSchema(d, s.protocol)
+	c, d, schema, err := formFor[T, P](ctx)
 	if err != nil {
 		return v, err
 	}
-	res, err := s.askForm(ctx, ElicitKey(d.Key, opts...), message, schema)
+	res, err := c.session.askForm(ctx, c, ElicitKey(d.Key, opts...), message, schema)
 	if err != nil {
 		return v, err
 	}
 	return DecodeAnswer[T, P](res)
 }
 
-// CanElicit reports whether the form T can be asked of this session's
-// client: nil, or why not, an error matching ErrElicitUnsupported (the
-// client did not declare form elicitation, or its protocol cannot express
-// T: a multi-select needs 2025-11-25, say). Check it before Elicit[T] where
-// a handler has another way on, such as a tool error asking for the
-// missing argument:
+// formFor returns the call ctx belongs to, form T's descriptor and its
+// schema for the call's protocol version, or why T cannot be asked there.
+func formFor[T any, P interface {
+	*T
+	formimpl.Form
+}](ctx context.Context) (*call, *formimpl.Descriptor, json.RawMessage, error) {
+	c, err := callFrom(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := c.session.checkForm(); err != nil {
+		return nil, nil, nil, err
+	}
+	var v T
+	d := P(&v).ElicitForm()
+	schema, err := FormSchema(d, c.session.protocol)
+	return c, d, schema, err
+}
+
+// CanElicit reports whether the form T can be asked of the client of the
+// tool call ctx belongs to: nil, or why not, an error matching
+// ErrElicitUnsupported (the client did not declare form elicitation, or its
+// protocol cannot express T: a multi-select needs 2025-11-25, say) or
+// ErrNoCall. Check it before Elicit[T] where a handler has another way on,
+// such as a tool error asking for the missing argument:
 //
-//	if err := runtime.CanElicit[DeployForm](req.Session); err != nil {
+//	if err := runtime.CanElicit[DeployForm](ctx); err != nil {
 //		return runtime.ErrorResult("missing arguments: %v", err), nil
 //	}
 func CanElicit[T any, P interface {
 	*T
 	formimpl.Form
-}](s *Session) error {
-	if err := s.checkForm(); err != nil {
-		return err
-	}
-	var v T
-	_, err := FormSchema(P(&v).ElicitForm(), s.protocol)
+}](ctx context.Context) error {
+	_, _, _, err := formFor[T, P](ctx)
 	return err
 }
 
-// ElicitOption adjusts one Elicit[T] call.
+// ClientSupportsElicit reports whether the client of the tool call ctx
+// belongs to can be asked with a form: it declared the elicitation
+// capability (form mode) and its protocol version has form elicitation.
+// False for a ctx that belongs to no call. Handlers check it (or
+// CanElicit[T], which also checks the form) first and fall back to a plain
+// tool error, so a client without it never waits on a question.
+func ClientSupportsElicit(ctx context.Context) bool {
+	c, err := callFrom(ctx)
+	return err == nil && c.session.caps.form && hasFormElicitation(c.session.protocol)
+}
+
+// ClientSupportsElicitURL reports whether the client of the tool call ctx
+// belongs to declared URL-mode elicitation (2025-11-25 and later). False
+// for a ctx that belongs to no call.
+func ClientSupportsElicitURL(ctx context.Context) bool {
+	c, err := callFrom(ctx)
+	return err == nil && c.session.caps.url && hasElicitMode(c.session.protocol)
+}
+
+// ElicitOption adjusts one elicitation (Elicit[T], ElicitSchema, ElicitURL,
+// and the adapters' Elicit[T]).
 type ElicitOption func(*elicitOptions)
 
 type elicitOptions struct{ key string }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
-// input_required round trip (default: the form's key, e.g. "peer_form";
+// input_required round trip (default: the form's key, e.g. "peer_form", or
+// "url" for ElicitURL;
 // a form asked again in the same run is numbered: "peer_form_2", ...).
 // The key is how a rerun finds its answer, so the default is right as long
 // as the handler asks in the same order on every run; give a key where the
@@ -153,7 +194,7 @@ type elicitOptions struct{ key string }
 func WithKey(key string) ElicitOption { return func(o *elicitOptions) { o.key = key } }
 
 // askForm sends a form elicitation and returns the client's raw result.
-func (s *Session) askForm(ctx context.Context, key, message string, schema []byte) (json.RawMessage, error) {
+func (s *Session) askForm(ctx context.Context, c *call, key, message string, schema []byte) (json.RawMessage, error) {
 	params := make([]byte, 0, len(schema)+len(message)+64)
 	params = append(params, `{"message":`...)
 	params = appendJSONString(params, message)
@@ -163,18 +204,24 @@ func (s *Session) askForm(ctx context.Context, key, message string, schema []byt
 	params = append(params, `,"requestedSchema":`...)
 	params = append(params, schema...)
 	params = append(params, '}')
-	return s.ask(ctx, key, params)
+	return s.ask(ctx, c, key, params)
 }
 
-// ElicitURL asks the user to visit url (URL mode, 2025-11-25 and 2026-07-28:
-// for what form mode must not ask, like credentials or payment). It returns
-// nil when the user accepted to open it, with the elicitation id to pass to
-// CompleteURLElicitation once the out-of-band interaction is done; decline
-// and cancel are ErrElicitDeclined and ErrElicitCanceled. On 2026-07-28 the
-// ask is an input_required round trip keyed "url" (WithKey sets another);
-// that protocol has no elicitation ids, and the id returned is only the
-// handler's own.
-func (s *Session) ElicitURL(ctx context.Context, message, url string, opts ...ElicitOption) (elicitationID string, err error) {
+// ElicitURL asks the user of the tool call ctx belongs to to visit url (URL
+// mode, 2025-11-25 and 2026-07-28: for what form mode must not ask, like
+// credentials or payment). It returns nil when the user accepted to open
+// it, with the elicitation id to pass to Session.CompleteURLElicitation
+// once the out-of-band interaction is done; decline and cancel are
+// ErrElicitDeclined and ErrElicitCanceled, a ctx of no call ErrNoCall. On
+// 2026-07-28 the ask is an input_required round trip keyed "url" (WithKey
+// sets another); that protocol has no elicitation ids, and the id returned
+// is only the handler's own.
+func ElicitURL(ctx context.Context, message, url string, opts ...ElicitOption) (elicitationID string, err error) {
+	c, err := callFrom(ctx)
+	if err != nil {
+		return "", err
+	}
+	s := c.session
 	switch {
 	case !hasElicitMode(s.protocol):
 		return "", unsupportedf("protocol %s has no URL elicitation", s.protocol)
@@ -189,7 +236,7 @@ func (s *Session) ElicitURL(ctx context.Context, message, url string, opts ...El
 	params := urlParams(message, url, id)
 	// The key must be the same on every run of the handler: a retry's answer
 	// is found by it.
-	res, err := s.ask(ctx, ElicitKey(urlKey, opts...), params)
+	res, err := s.ask(ctx, c, ElicitKey(urlKey, opts...), params)
 	if err != nil {
 		return "", err
 	}
@@ -219,11 +266,16 @@ const urlKey = "url"
 
 // CompleteURLElicitation tells the client (notifications/elicitation/complete,
 // 2025-11-25) that the URL-mode interaction with this id has finished. It
-// rides the stream of the call ctx belongs to.
+// rides the stream of the call ctx belongs to, which must be one of this
+// session's (ErrNoCall otherwise; on 2026-07-28, whose sessions are a view
+// of one request, it does nothing).
 func (s *Session) CompleteURLElicitation(ctx context.Context, elicitationID string) error {
-	c, ok := s.callFrom(ctx)
-	if !ok {
-		return ErrNoCall
+	c, err := callFrom(ctx)
+	if err != nil {
+		return err
+	}
+	if s == nil || c.session != s {
+		return fmt.Errorf("%w: the call is not one of this session's", ErrNoCall)
 	}
 	if s.protocol != Version20251125 {
 		return nil // the notification exists only in 2025-11-25
@@ -319,13 +371,9 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 }
 
 // ask sends an elicitation/create request with params and waits for the
-// client's answer: in an initialized session as a request on the call's SSE
-// stream, on a 2026-07-28 request through the input_required round trip.
-func (s *Session) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
-	c, ok := s.callFrom(ctx)
-	if !ok {
-		return nil, ErrNoCall
-	}
+// client's answer: in an initialized session as a request on the call's SSE stream,
+// on a 2026-07-28 request through the input_required round trip.
+func (s *Session) ask(ctx context.Context, c *call, key string, params []byte) (json.RawMessage, error) {
 	if s.inputRun != nil {
 		if ans, ok := s.inputRun.Ask(key, params); ok {
 			return ans, nil

@@ -137,15 +137,15 @@ func TestElicitNoCapability(t *testing.T) {
 	// Elicit itself refuses without the capability (the handler above
 	// pre-checked; this one does not).
 	sess := newSession(f.srv, "x", "2025-06-18", clientFacts{caps: elicitCaps{}})
-	if _, err := sess.Elicit(context.Background(), "m", userSchema); !errors.Is(err, ErrElicitUnsupported) {
+	if _, err := ElicitSchema(callContext(sess), "m", userSchema); !errors.Is(err, ErrElicitUnsupported) {
 		t.Errorf("err %v", err)
 	}
 	old := newSession(f.srv, "y", "2025-03-26", clientFacts{caps: elicitCaps{form: true}})
-	if old.ClientSupportsElicit() {
+	if ClientSupportsElicit(callContext(old)) {
 		t.Error("2025-03-26 has no elicitation")
 	}
 	urlOnly := newSession(f.srv, "z", "2025-11-25", clientFacts{caps: parseElicitCaps([]byte(`{"elicitation":{"url":{}}}`))})
-	if urlOnly.ClientSupportsElicit() || !urlOnly.ClientSupportsElicitURL() {
+	if ClientSupportsElicit(callContext(urlOnly)) || !ClientSupportsElicitURL(callContext(urlOnly)) {
 		t.Error("a url-only client must not get forms")
 	}
 }
@@ -356,7 +356,7 @@ func TestElicitSchemaRejectedBeforeSending(t *testing.T) {
 		"p":      map[string]any{"type": "string", "pattern": "^a"},
 	}}
 	f.srv.AddTool(Tool{Name: "bad"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		_, err := req.Session.Elicit(ctx, "m", bad)
+		_, err := ElicitSchema(ctx, "m", bad)
 		f.outcomes <- outcome{err: err}
 		return nil, err
 	})

@@ -41,10 +41,13 @@ var (
 	// ErrElicitInvalidContent: the accepted content breaks the schema or the
 	// form's validate tags; the error is a *ContentError naming each property.
 	ErrElicitInvalidContent = formcore.ErrInvalidContent
-	// ErrNoCall: Elicit was called with a context that does not belong to a
-	// tool call of this session, so there is no call to ask in. It is the
-	// same on every protocol, so a handler tested on one fails on none.
-	ErrNoCall = errors.New("elicit: context does not belong to a tool call of this session: pass the ctx the handler was given, or one derived from it")
+	// ErrNoCall: the context names no tool call (context.Background(), a
+	// nil ctx, a ctx of another server library), so there is no call to
+	// ask in. Elicit[T], CanElicit[T], ElicitSchema, ElicitURL and the
+	// adapters' Elicit[T] find the call, its session and its stream through
+	// the handler's ctx. It is the same on every protocol, so a handler
+	// tested on one fails on none.
+	ErrNoCall = errors.New("elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it")
 	// ErrSessionClosed: the session ended (DELETE, idle expiry, server
 	// shutdown) while the call was running.
 	ErrSessionClosed = errors.New("elicit: session closed")

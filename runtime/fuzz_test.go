@@ -23,7 +23,7 @@ func fuzzServer(f *testing.F) (*Server, string) {
 	// An eliciting tool whose request cannot stream (the fuzzer's recorder
 	// accepts JSON only), so Elicit must fail fast instead of waiting.
 	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		_, err := req.Session.Elicit(ctx, "m", userSchema)
+		_, err := ElicitSchema(ctx, "m", userSchema)
 		return nil, err
 	})
 	rec := httptest.NewRecorder()

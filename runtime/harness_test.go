@@ -79,10 +79,10 @@ func newFixture(t *testing.T, opts Options, configure ...func(*httptest.Server))
 	f := &fixture{t: t, outcomes: make(chan outcome, 64), release: make(chan struct{})}
 	f.srv = NewServer(opts)
 	f.srv.AddTool(Tool{Name: "ask", Description: "asks the user"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		if !req.Session.ClientSupportsElicit() {
+		if !ClientSupportsElicit(ctx) {
 			return ErrorResult("missing required argument: username"), nil
 		}
-		content, err := req.Session.Elicit(ctx, "Who are you?", userSchema)
+		content, err := ElicitSchema(ctx, "Who are you?", userSchema)
 		f.outcomes <- outcome{content, err}
 		if err != nil {
 			return nil, err

@@ -22,6 +22,10 @@ const (
 // offered (405), because every server message here belongs to a call and
 // rides that call's stream.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.made() {
+		httpError(w, http.StatusInternalServerError, CodeInternalError, errNotMade.Error())
+		return
+	}
 	if !s.checkOrigin(w, r) {
 		return
 	}

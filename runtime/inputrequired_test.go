@@ -276,7 +276,7 @@ func TestInputRequiredSharedKeyAcrossServers(t *testing.T) {
 func TestInputRequiredMissingCapability(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "needs"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		_, err := req.Session.Elicit(ctx, "m", userSchema)
+		_, err := ElicitSchema(ctx, "m", userSchema)
 		return nil, err // no fallback: the runtime reports the capability
 	})
 	c := f.newClient()
@@ -306,11 +306,11 @@ func TestInputRequiredMultiStep(t *testing.T) {
 	runs := 0
 	f.srv.AddTool(Tool{Name: "two"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		runs++
-		first, err := req.Session.Elicit(ctx, "first?", userSchema)
+		first, err := ElicitSchema(ctx, "first?", userSchema)
 		if err != nil {
 			return nil, err
 		}
-		second, err := req.Session.Elicit(ctx, "second?", userSchema)
+		second, err := ElicitSchema(ctx, "second?", userSchema)
 		if err != nil {
 			return nil, err
 		}

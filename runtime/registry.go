@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -14,13 +15,23 @@ type registeredTool struct {
 }
 
 // AddTool registers (or replaces) a tool. An empty InputSchema becomes
-// {"type":"object"}.
+// {"type":"object"}. A tool with no Name is not registered (no client
+// could call it) and a nil handler registers a tool whose every call fails
+// with -32603 saying so; both are logged as errors (Options.Logger).
 func (s *Server) AddTool(t Tool, h ToolHandler) {
+	if !s.made() {
+		return
+	}
 	if t.Name == "" {
-		panic("elicit: AddTool: tool has no name")
+		s.log.Error("elicit: AddTool: the tool has no name, so it is not registered: set Tool.Name")
+		return
 	}
 	if h == nil {
-		panic(fmt.Sprintf("elicit: AddTool %q: nil handler", t.Name))
+		s.log.Error("elicit: AddTool: nil handler: every call of the tool fails", "tool", t.Name)
+		name := t.Name
+		h = func(context.Context, *CallToolRequest) (*CallToolResult, error) {
+			return nil, rpcErrorf(CodeInternalError, "tool %q was registered with a nil handler: pass AddTool a ToolHandler", name)
+		}
 	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)

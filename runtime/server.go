@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -14,7 +15,10 @@ import (
 
 // Server is an MCP server: tools plus the sessions of the clients that use
 // them. It is an http.Handler for the Streamable HTTP transport; mount it on
-// a path, e.g. mux.Handle("/mcp", srv).
+// a path, e.g. mux.Handle("/mcp", srv). Make it with NewServer: a Server
+// made otherwise (nil, or its zero value) serves nothing: ServeHTTP answers
+// 500 and ServeStdio, ServeStdioProcess and Shutdown return an error that
+// says to call NewServer, AddTool registers nothing and SessionCount is 0.
 type Server struct {
 	opts    Options
 	log     *slog.Logger
@@ -57,6 +61,15 @@ func NewServer(opts Options) *Server {
 	s.attachCluster()
 	return s
 }
+
+// errNotMade is what a Server not made by NewServer answers.
+var errNotMade = errors.New("elicit: this Server was not made by NewServer: create it with runtime.NewServer(runtime.Options{})")
+
+// errNilContext is what a method that waits on a nil ctx returns.
+var errNilContext = errors.New("elicit: nil context: pass context.Background() or a context that ends when serving should")
+
+// made reports whether s was made by NewServer.
+func (s *Server) made() bool { return s != nil && s.sessions != nil }
 
 // newID returns 128 random bits as 32 hex digits (visible ASCII, as session
 // ids must be).
@@ -115,4 +128,9 @@ func (s *Server) session(id string) (*Session, bool) { return s.sessions.get(id)
 func (s *Server) dropSession(sess *Session) { s.sessions.remove(sess) }
 
 // SessionCount reports the live sessions.
-func (s *Server) SessionCount() int { return s.sessions.len() }
+func (s *Server) SessionCount() int {
+	if !s.made() {
+		return 0
+	}
+	return s.sessions.len()
+}

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -15,7 +14,10 @@ import (
 
 // Session is one client's MCP session: the negotiated protocol version, what
 // the client declared it can do, and its running calls and pending
-// elicitations. Handlers get it from CallToolRequest.Session.
+// elicitations. Handlers get it from CallToolRequest.Session; they ask
+// through the call's context (Elicit[T], ElicitSchema, ElicitURL), which
+// names the session. Its methods accept a nil or zero Session (a handler's
+// unit test) and report nothing about it.
 //
 // On 2026-07-28 requests (no sessions in that protocol) a Session is a view
 // of the one request: its capabilities come from the request's _meta and its
@@ -126,46 +128,66 @@ func cutUTF8(s string, n int) string {
 }
 
 // ID is the Mcp-Session-Id ("" on a 2026-07-28 request).
-func (s *Session) ID() string { return s.id }
+func (s *Session) ID() string {
+	if s == nil {
+		return ""
+	}
+	return s.id
+}
 
 // ProtocolVersion is the negotiated (or, on 2026-07-28, the request's)
 // protocol version.
-func (s *Session) ProtocolVersion() string { return s.protocol }
+func (s *Session) ProtocolVersion() string {
+	if s == nil {
+		return ""
+	}
+	return s.protocol
+}
 
 // ClientInfo is the client's clientInfo. On an initialized session it is
 // {"name":…,"version":…} re-encoded from initialize's, each cut to
 // MaxClientInfoBytes (a session keeps nothing else of it, so that its cost
 // does not depend on what the client sent); nil when it named neither. On
 // a 2026-07-28 request it is the request's _meta clientInfo, raw.
-func (s *Session) ClientInfo() json.RawMessage { return s.clientInfo }
+func (s *Session) ClientInfo() json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	return s.clientInfo
+}
 
 // Subject is the caller's identity as Options.Authenticate gave it ("" when
 // the server authenticates nobody).
-func (s *Session) Subject() string { return s.subject }
+func (s *Session) Subject() string {
+	if s == nil {
+		return ""
+	}
+	return s.subject
+}
 
 // ClientCapabilities is the capabilities object the client declared:
 // initialize's on an initialized session, compacted (an initialize with more
 // than MaxClientCapabilitiesBytes of it is refused), the request's _meta one
 // on 2026-07-28, raw (read per request, as that protocol requires). It lets a
 // handler check a capability this package does not model, e.g. sampling.
-func (s *Session) ClientCapabilities() json.RawMessage { return s.capabilities }
-
-// ClientSupportsElicit reports whether the client can be asked with a form:
-// it declared the elicitation capability (form mode) and its protocol
-// version has form elicitation. Handlers check it first and fall back to a
-// plain tool error, so a client without it never waits on a question.
-func (s *Session) ClientSupportsElicit() bool {
-	return s.caps.form && hasFormElicitation(s.protocol)
+func (s *Session) ClientCapabilities() json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	return s.capabilities
 }
 
-// ClientSupportsElicitURL reports whether the client declared URL-mode
-// elicitation (2025-11-25 and later).
-func (s *Session) ClientSupportsElicitURL() bool {
-	return s.caps.url && hasElicitMode(s.protocol)
+// Done is closed when the session ends; a Session the server did not make
+// (nil or zero) has no life, and its Done is closed already.
+func (s *Session) Done() <-chan struct{} {
+	if s == nil || s.done == nil {
+		return closedChan
+	}
+	return s.done
 }
 
-// Done is closed when the session ends.
-func (s *Session) Done() <-chan struct{} { return s.done }
+// closedChan is the Done of a Session the server did not make.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // touch records a request in the session, postponing idle expiry and
 // eviction.
@@ -282,12 +304,3 @@ func (s *Session) cancelCall(key, reason string) bool {
 
 // stopping returns a channel closed when the server starts shutting down.
 func (s *Session) stopping() <-chan struct{} { return s.srv.stopping }
-
-// callFrom returns the call that ctx belongs to, if it is one of s's.
-func (s *Session) callFrom(ctx context.Context) (*call, bool) {
-	c, ok := ctx.Value(callKey{}).(*call)
-	if !ok || c.session != s {
-		return nil, false
-	}
-	return c, true
-}

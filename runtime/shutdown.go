@@ -12,6 +12,12 @@ import "context"
 // which would otherwise wait for the open streams (or register it with
 // http.Server.RegisterOnShutdown).
 func (s *Server) Shutdown(ctx context.Context) error {
+	switch {
+	case !s.made():
+		return errNotMade
+	case ctx == nil:
+		return errNilContext
+	}
 	s.stopOnce.Do(func() {
 		s.callsMu.Lock()
 		s.shutdown.Store(true)

@@ -16,7 +16,7 @@ import (
 // ServeStdio serves the server's tools over the stdio transport:
 // newline-delimited JSON-RPC, one message a line, read from in and written
 // to out. It is the same server as over HTTP — same tools, same handlers,
-// same Elicit and Elicit[T] — for clients that start the server as a child
+// same Elicit[T] and ElicitSchema — for clients that start the server as a child
 // process.
 //
 // An initialize selects the session mechanism for the connection (one session
@@ -37,6 +37,14 @@ import (
 // ErrSessionClosed and every call writes its result — or ctx.Err() when ctx
 // ends first, or the read error.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	switch {
+	case !s.made():
+		return errNotMade
+	case ctx == nil:
+		return errNilContext
+	case in == nil || out == nil:
+		return errors.New("elicit: ServeStdio needs a reader and a writer: pass os.Stdin and os.Stdout, or use ServeStdioProcess")
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	c := &stdioConn{srv: s, out: out, ctx: ctx, slots: make(chan struct{}, MaxStdioInFlight+s.opts.MaxPendingElicitations)}
@@ -66,6 +74,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // os.Stdout, a C library) goes to stderr instead of corrupting the MCP
 // stream. A program that reassigned os.Stdout is served on that file as is.
 func (s *Server) ServeStdioProcess(ctx context.Context) error {
+	switch {
+	case !s.made():
+		return errNotMade
+	case ctx == nil:
+		return errNilContext
+	}
 	out, restore := takeStdout()
 	defer restore()
 	return s.ServeStdio(ctx, os.Stdin, out)

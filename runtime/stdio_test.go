@@ -105,7 +105,7 @@ func TestStdioSessionElicit(t *testing.T) {
 	f := newFixture(t, Options{})
 	// The elicitation's message names the call, so answers can be told apart.
 	f.srv.AddTool(Tool{Name: "askas"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		content, err := req.Session.Elicit(ctx, string(req.Arguments), userSchema)
+		content, err := ElicitSchema(ctx, string(req.Arguments), userSchema)
 		f.outcomes <- outcome{content, err}
 		if err != nil {
 			return nil, err

@@ -29,7 +29,7 @@ func TestAnswerCountsOnlyForTheQuestionAsked(t *testing.T) {
 	peer.Store("192.0.2.1")
 	f.srv.AddTool(Tool{Name: "add-peer"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		p := peer.Load().(string)
-		content, err := req.Session.Elicit(ctx, "Add peer "+p+"?", userSchema)
+		content, err := ElicitSchema(ctx, "Add peer "+p+"?", userSchema)
 		f.outcomes <- outcome{content, err}
 		if err != nil {
 			return nil, err
@@ -76,11 +76,11 @@ func TestDuplicateMultiSelectItemsRefused(t *testing.T) {
 		return TextResult(fmt.Sprint("got ", v)), nil
 	}
 	f.srv.AddTool(Tool{Name: "generated"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		form, err := Elicit[testform.FamiliesForm](ctx, req.Session, "Families?")
+		form, err := Elicit[testform.FamiliesForm](ctx, "Families?")
 		return report(form, err)
 	})
 	f.srv.AddTool(Tool{Name: "hand-built"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		content, err := req.Session.Elicit(ctx, "Families?", map[string]any{"type": "object", "properties": map[string]any{
+		content, err := ElicitSchema(ctx, "Families?", map[string]any{"type": "object", "properties": map[string]any{
 			"families": map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"ipv4-unicast", "ipv6-unicast"}}},
 		}})
 		return report(content, err)

@@ -41,14 +41,19 @@ type CallToolRequest struct {
 // IsRetry reports whether this run is a retry of a 2026-07-28 call that
 // needed input: the handler ran before, up to an Elicit, and now runs again
 // from the top with the answer. Work before an Elicit must be safe to repeat.
-func (r *CallToolRequest) IsRetry() bool { return r.Round > 0 }
+func (r *CallToolRequest) IsRetry() bool { return r != nil && r.Round > 0 }
 
 // Progress sends notifications/progress for this call when the client asked
 // for progress (its _meta carried a progressToken); otherwise it does nothing.
-// The notification rides this call's stream.
+// The notification rides this call's stream. A request the server did not
+// make (nil, or built by hand in a handler's unit test) has no stream:
+// Progress and Log do nothing on it.
 func (r *CallToolRequest) Progress(progress, total float64, message string) error {
+	if r == nil || r.call == nil {
+		return nil
+	}
 	token, ok := r.Meta["progressToken"]
-	if !ok || r.call == nil {
+	if !ok {
 		return nil
 	}
 	params := map[string]any{"progressToken": token, "progress": progress}
@@ -64,7 +69,7 @@ func (r *CallToolRequest) Progress(progress, total float64, message string) erro
 // Log sends notifications/message (a log entry) on this call's stream. A
 // 2026-07-28 request gets it only if its _meta asked for a log level.
 func (r *CallToolRequest) Log(level, logger string, data any) error {
-	if r.call == nil || (r.call.inputRequired && r.call.logLevel == "") {
+	if r == nil || r.call == nil || (r.call.inputRequired && r.call.logLevel == "") {
 		return nil
 	}
 	params := map[string]any{"level": level, "data": data}
@@ -116,6 +121,10 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 // with invopop/jsonschema (required properties, no unknown ones, In's field
 // types and validate tags).
 func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, error)) {
+	if h == nil {
+		s.AddTool(t, nil) // registered to fail, and logged
+		return
+	}
 	decode := newArgsDecoder[In](&t)
 	s.AddTool(t, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In

@@ -150,7 +150,7 @@ func TestTrap5DeleteAndExpiryWakeWaiters(t *testing.T) {
 func TestTrap6AllowlistAndContentChecked(t *testing.T) {
 	f := newFixture(t, Options{})
 	sess := newSession(f.srv, "s", "2025-11-25", clientFacts{caps: elicitCaps{form: true}})
-	ctx := context.Background()
+	ctx := callContext(sess)
 	for name, prop := range map[string]map[string]any{
 		"unknown keyword": {"type": "string", "x-widget": "slider"},
 		"empty enum item": {"type": "string", "enum": []any{"a", ""}},
@@ -159,19 +159,19 @@ func TestTrap6AllowlistAndContentChecked(t *testing.T) {
 		"nested":          {"type": "object", "properties": map[string]any{}},
 	} {
 		schema := map[string]any{"type": "object", "properties": map[string]any{"p": prop}}
-		if _, err := sess.Elicit(ctx, "m", schema); !errors.Is(err, ErrElicitSchemaInvalid) {
+		if _, err := ElicitSchema(ctx, "m", schema); !errors.Is(err, ErrElicitSchemaInvalid) {
 			t.Errorf("%s: err %v, want ErrElicitSchemaInvalid", name, err)
 		}
 	}
 	badRequired := map[string]any{"type": "object", "properties": map[string]any{"p": map[string]any{"type": "string"}}, "required": []any{"q"}}
-	if _, err := sess.Elicit(ctx, "m", badRequired); !errors.Is(err, ErrElicitSchemaInvalid) {
+	if _, err := ElicitSchema(ctx, "m", badRequired); !errors.Is(err, ErrElicitSchemaInvalid) {
 		t.Errorf("required names a missing property: err %v", err)
 	}
 	// Content checking is covered end to end in TestElicitOutcomes
 	// ("bad content"); here the enum case.
 	c := f.connect("2025-11-25", elicitCaps1125)
 	f.srv.AddTool(Tool{Name: "color"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		_, err := req.Session.Elicit(ctx, "m", map[string]any{"type": "object", "properties": map[string]any{
+		_, err := ElicitSchema(ctx, "m", map[string]any{"type": "object", "properties": map[string]any{
 			"color": map[string]any{"type": "string", "enum": []any{"red", "green"}}}})
 		f.outcomes <- outcome{err: err}
 		return nil, err

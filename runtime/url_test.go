@@ -16,7 +16,7 @@ import (
 func TestElicitURL(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "login"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		id, err := req.Session.ElicitURL(ctx, "Sign in to continue", "https://auth.example/start")
+		id, err := ElicitURL(ctx, "Sign in to continue", "https://auth.example/start")
 		f.outcomes <- outcome{err: err}
 		if err != nil {
 			return nil, err
@@ -77,7 +77,7 @@ const inputRequiredCapsURL = `{"elicitation":{"form":{},"url":{}}}`
 func TestInputRequiredElicitURL(t *testing.T) {
 	f := newFixture(t, Options{})
 	f.srv.AddTool(Tool{Name: "login"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		if _, err := req.Session.ElicitURL(ctx, "Sign in to continue", "https://auth.example/start"); err != nil {
+		if _, err := ElicitURL(ctx, "Sign in to continue", "https://auth.example/start"); err != nil {
 			return nil, err
 		}
 		return TextResult("signed in"), nil

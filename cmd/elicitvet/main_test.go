@@ -135,8 +135,8 @@ type LoginForm struct {
 }
 
 // ask uses the form before its first go generate.
-func ask(ctx context.Context, s *runtime.Session) (LoginForm, error) {
-	return runtime.Elicit[LoginForm](ctx, s, "Who are you?")
+func ask(ctx context.Context) (LoginForm, error) {
+	return runtime.Elicit[LoginForm](ctx, "Who are you?")
 }
 `
 

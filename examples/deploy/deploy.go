@@ -22,15 +22,15 @@ func NewServer() *runtime.Server {
 
 // deploy asks where to deploy, then for a confirmation.
 func deploy(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-	if err := runtime.CanElicit[DeployForm](req.Session); err != nil {
+	if err := runtime.CanElicit[DeployForm](ctx); err != nil {
 		return runtime.ErrorResult("not deployed: %v", err), nil
 	}
-	where, err := runtime.Elicit[DeployForm](ctx, req.Session, "Where should the service go?")
+	where, err := runtime.Elicit[DeployForm](ctx, "Where should the service go?")
 	if err != nil {
 		return refused(err)
 	}
 	what := fmt.Sprintf("%d replicas to %s on %s", where.Replicas, where.Env, where.Host)
-	ok, err := runtime.Elicit[ConfirmForm](ctx, req.Session, "Deploy "+what+"?")
+	ok, err := runtime.Elicit[ConfirmForm](ctx, "Deploy "+what+"?")
 	switch {
 	case err != nil:
 		return refused(err)

@@ -52,7 +52,7 @@ type BookArgs struct {
 // newHandler builds the server and its HTTP handler.
 func newHandler(logger *slog.Logger) (http.Handler, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "gosdk-example", Version: "1.0.0"}, &mcp.ServerOptions{Logger: logger})
-	a, err := gosdk.New(s, nil)
+	a, err := gosdk.New(s, gosdk.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -66,17 +66,17 @@ func newHandler(logger *slog.Logger) (http.Handler, error) {
 func bookTable(ctx context.Context, req *mcp.CallToolRequest, in BookArgs) (*mcp.CallToolResult, any, error) {
 	b := booking.FromArguments(in.Name, in.Guests)
 	if b.Incomplete() {
-		if !gosdk.ClientSupportsElicit(req) {
+		if !gosdk.ClientSupportsElicit(ctx) {
 			return errorResult(booking.MissingArguments), nil, nil
 		}
-		form, err := gosdk.Elicit[booking.BookingForm](ctx, req, booking.AskBooking)
+		form, err := gosdk.Elicit[booking.BookingForm](ctx, booking.AskBooking)
 		if err != nil {
 			return outcome(err)
 		}
 		b = form
 	}
-	if gosdk.ClientSupportsElicit(req) {
-		ok, err := gosdk.Elicit[booking.ConfirmForm](ctx, req, b.ConfirmQuestion())
+	if gosdk.ClientSupportsElicit(ctx) {
+		ok, err := gosdk.Elicit[booking.ConfirmForm](ctx, b.ConfirmQuestion())
 		if err != nil {
 			return outcome(err)
 		}

@@ -47,7 +47,7 @@ func run(args []string, stderr io.Writer) int {
 // newHandler builds the server and its HTTP handler.
 func newHandler(logger *slog.Logger) (http.Handler, error) {
 	s := server.NewMCPServer("mcpgo-example", "1.0.0", server.WithToolCapabilities(false))
-	if _, err := mcpgo.New(s, nil); err != nil {
+	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
 		return nil, err
 	}
 	s.AddTool(mcp.NewTool("book_table",

@@ -42,10 +42,10 @@ func newServer(opts runtime.Options) *runtime.Server {
 func execute(ctx context.Context, req *runtime.CallToolRequest, in ExecuteArgs) (*runtime.CallToolResult, error) {
 	command := strings.TrimSpace(in.Command)
 	if command == "" {
-		if !req.Session.ClientSupportsElicit() {
+		if !runtime.ClientSupportsElicit(ctx) {
 			return runtime.ErrorResult("missing required argument: command"), nil
 		}
-		form, err := runtime.Elicit[CommandForm](ctx, req.Session, "Which ze command should run?")
+		form, err := runtime.Elicit[CommandForm](ctx, "Which ze command should run?")
 		if err != nil {
 			return outcomeError(err)
 		}
@@ -88,15 +88,15 @@ func dispatch(command string) *runtime.CallToolResult {
 func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
 	// PeerForm has a multi-select: it needs form elicitation on 2025-11-25
 	// or later, which CanElicit checks (ClientSupportsElicit would not).
-	if err := runtime.CanElicit[PeerForm](req.Session); err != nil {
+	if err := runtime.CanElicit[PeerForm](ctx); err != nil {
 		return runtime.ErrorResult("ze_add_peer needs a client that supports elicitation: %v", err), nil
 	}
-	p, err := runtime.Elicit[PeerForm](ctx, req.Session, "Describe the new BGP peer")
+	p, err := runtime.Elicit[PeerForm](ctx, "Describe the new BGP peer")
 	if err != nil {
 		return outcomeError(err)
 	}
 	summary := fmt.Sprintf("Add peer %s AS %d?", p.Address, p.ASN)
-	ok, err := runtime.Elicit[ConfirmForm](ctx, req.Session, summary)
+	ok, err := runtime.Elicit[ConfirmForm](ctx, summary)
 	if err != nil {
 		return outcomeError(err)
 	}

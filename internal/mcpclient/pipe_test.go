@@ -34,7 +34,7 @@ func TestPipe(t *testing.T) {
 	srv := runtime.NewServer(runtime.Options{Name: "pipe", Version: "1"})
 	schema := map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}
 	srv.AddTool(runtime.Tool{Name: "ask"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
-		content, err := req.Session.Elicit(ctx, "Who?", schema)
+		content, err := runtime.ElicitSchema(ctx, "Who?", schema)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,6 @@
 // Package subset is the one checker of the JSON Schema subset that MCP form
 // elicitation allows, shared by the code generator (elicitgen), the go vet
-// analyzer (elicitvet) and the runtime (Session.Elicit with a hand-built
+// analyzer (elicitvet) and the runtime (ElicitSchema with a hand-built
 // schema, and the validation of every accepted answer). Having one checker
 // means a schema the generator accepts is exactly a schema the runtime sends,
 // and a diagnostic reads the same in every tool.

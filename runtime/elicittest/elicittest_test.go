@@ -28,14 +28,14 @@ func newServer() *runtime.Server {
 		return runtime.ErrorResult("%v", err), nil
 	}
 	runtime.AddTool(srv, runtime.Tool{Name: "greet"}, func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-		f, err := runtime.Elicit[testform.NameForm](ctx, req.Session, "Who?")
+		f, err := runtime.Elicit[testform.NameForm](ctx, "Who?")
 		if err != nil {
 			return answer(err)
 		}
 		return runtime.TextResult("hello " + f.Name), nil
 	})
 	runtime.AddTool(srv, runtime.Tool{Name: "login"}, func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-		if _, err := req.Session.ElicitURL(ctx, "Sign in", "https://auth.example/start"); err != nil {
+		if _, err := runtime.ElicitURL(ctx, "Sign in", "https://auth.example/start"); err != nil {
 			return answer(err)
 		}
 		return runtime.TextResult("signed in"), nil

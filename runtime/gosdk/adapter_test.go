@@ -34,12 +34,12 @@ func start(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{errs: make(chan error, 16)}
 	s := mcp.NewServer(&mcp.Implementation{Name: "adapter-test", Version: "1"}, nil)
-	a, err := gosdk.New(s, nil)
+	a, err := gosdk.New(s, gosdk.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ask := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		form, err := gosdk.Elicit[testform.NameForm](ctx, req, "Who?")
+		form, err := gosdk.Elicit[testform.NameForm](ctx, "Who?")
 		if errors.Is(err, runtime.ErrInputRequired) {
 			return nil, err
 		}
@@ -53,19 +53,23 @@ func start(t *testing.T) *fixture {
 	s.AddTool(&mcp.Tool{Name: "unwrapped", InputSchema: map[string]any{"type": "object"}}, ask)
 	// strict returns Elicit's error as the handler's error.
 	a.AddTool(&mcp.Tool{Name: "strict", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		form, err := gosdk.Elicit[testform.NameForm](ctx, req, "Who?")
+		form, err := gosdk.Elicit[testform.NameForm](ctx, "Who?")
 		if err != nil {
 			return nil, err
 		}
 		return text("hello " + form.Name), nil
 	})
+	a.AddTool(&mcp.Tool{Name: "can"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text(adaptertest.CanTool(gosdk.ClientSupportsElicit(ctx),
+			gosdk.CanElicit[testform.NameForm](ctx), gosdk.CanElicit[testform.FamiliesForm](ctx))), nil
+	})
 	type none struct{}
 	gosdk.AddTool(a, &mcp.Tool{Name: "twice"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-		first, err := gosdk.Elicit[testform.NameForm](ctx, req, "First?", runtime.WithKey("first"))
+		first, err := gosdk.Elicit[testform.NameForm](ctx, "First?", runtime.WithKey("first"))
 		if err != nil {
 			return nil, nil, err
 		}
-		second, err := gosdk.Elicit[testform.NameForm](ctx, req, "Second?", runtime.WithKey("second"))
+		second, err := gosdk.Elicit[testform.NameForm](ctx, "Second?", runtime.WithKey("second"))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -237,6 +241,12 @@ func TestTwoKeys(t *testing.T) {
 
 // The caller giving up while the user thinks ends the handler's Elicit with
 // the context's error.
+// CanElicit[T] and ClientSupportsElicit agree with the runtime's on every
+// version, with and without the capability.
+func TestCapabilityChecks(t *testing.T) {
+	adaptertest.CapabilityChecks(t, start(t).url)
+}
+
 func TestCallerGivesUp(t *testing.T) {
 	f := start(t)
 	adaptertest.CallerGivesUp(t, f.url, f.errs)

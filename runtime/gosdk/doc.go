@@ -4,16 +4,16 @@
 // and gets the same outcome values as on elicit's own runtime:
 //
 //	s := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
-//	a, err := gosdk.New(s, nil)
+//	a, err := gosdk.New(s, gosdk.Options{})
 //	...
 //	gosdk.AddTool(a, &mcp.Tool{Name: "book_table"}, bookTable)
 //	http.Handle("/mcp", gosdk.NewStreamableHTTPHandler(s, nil))
 //
 //	func bookTable(ctx context.Context, req *mcp.CallToolRequest, in Args) (*mcp.CallToolResult, any, error) {
-//		if !gosdk.ClientSupportsElicit(req) {
+//		if !gosdk.ClientSupportsElicit(ctx) {
 //			return errorResult("missing required argument: name"), nil, nil
 //		}
-//		form, err := gosdk.Elicit[BookingForm](ctx, req, "Who is the table for?")
+//		form, err := gosdk.Elicit[BookingForm](ctx, "Who is the table for?")
 //		switch {
 //		case errors.Is(err, runtime.ErrInputRequired):
 //			return nil, nil, err // 2026-07-28: asked; the handler runs again with the answer
@@ -68,14 +68,19 @@
 // version, or the form cannot be expressed in it); runtime.ErrElicitFailed
 // (*runtime.ClientError: the client answered with a JSON-RPC error);
 // runtime.ErrInputRequired (2026-07-28, see above); runtime.ErrNoCall (the
-// tool was not registered through the adapter); the context's error.
+// tool was not registered through the adapter, or ctx is not the
+// handler's); the context's error.
+//
+// CanElicit[T](ctx) and ClientSupportsElicit(ctx) are runtime.CanElicit and
+// runtime.ClientSupportsElicit for the call ctx belongs to: check them first
+// where a handler has another way on.
 //
 // On a 2026-07-28 request a handler that returns the ErrElicitUnsupported of
 // a missing capability fails the call with -32021 naming
 // elicitation.form, and a requestState that does not open fails it with
 // -32602, as on elicit's runtime.
 //
-// The capability check reads req.ClientCapabilities() (initialize's in a
+// The capability checks read req.ClientCapabilities() (initialize's in a
 // session, the request's _meta on 2026-07-28): no
 // capabilities.elicitation, or one that names only url, is "unsupported",
 // and no question is sent.

@@ -33,21 +33,22 @@ type Options struct {
 }
 
 // Adapter adds typed elicitation to one go-sdk server. Register the tools
-// that elicit through it (AddTool, Adapter.AddTool or Adapter.Handler).
+// that elicit through it (AddTool, Adapter.AddTool or Adapter.Handler). Make
+// it with New: an Adapter used without it has no server, so AddTool and
+// Adapter.AddTool register nothing and the handlers of Adapter.Handler fail
+// with an error saying to call New.
 type Adapter struct {
 	server *mcp.Server
 	states *roundtrip.Codec
 }
 
 // New returns the adapter for s and installs on s the sending middleware
-// that lets Elicit validate answers itself (see the package doc). opts may
-// be nil. It fails only on a bad RequestStateKeys entry.
-func New(s *mcp.Server, opts *Options) (*Adapter, error) {
+// that lets Elicit validate answers itself (see the package doc). The zero
+// Options are usable. It fails on a nil server and on a bad
+// RequestStateKeys entry.
+func New(s *mcp.Server, opts Options) (*Adapter, error) {
 	if s == nil {
-		return nil, errors.New("elicit: gosdk.New needs a server")
-	}
-	if opts == nil {
-		opts = &Options{}
+		return nil, errors.New("elicit: gosdk.New needs a server: pass the *mcp.Server made by mcp.NewServer")
 	}
 	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
 	if err != nil {
@@ -57,14 +58,37 @@ func New(s *mcp.Server, opts *Options) (*Adapter, error) {
 	return &Adapter{server: s, states: states}, nil
 }
 
-// Server is the go-sdk server the adapter was made for.
-func (a *Adapter) Server() *mcp.Server { return a.server }
+// errNotAdapted is runtime.ErrNoCall with this adapter's fix.
+var errNotAdapted = adapter.NotAdapted("gosdk.AddTool, Adapter.AddTool or Adapter.Handler")
+
+// errNoAdapter is what the handlers of an Adapter not made by New return.
+var errNoAdapter = errors.New("elicit: this gosdk.Adapter was not made by gosdk.New: make it with gosdk.New(server, gosdk.Options{})")
+
+// Server is the go-sdk server the adapter was made for (nil for an Adapter
+// not made by New).
+func (a *Adapter) Server() *mcp.Server {
+	if a == nil {
+		return nil
+	}
+	return a.server
+}
+
+// usable reports whether a was made by New.
+func (a *Adapter) usable() bool { return a != nil && a.server != nil && a.states != nil }
 
 // AddTool registers a typed tool whose handler may call Elicit; it is
-// mcp.AddTool with the adapter's wrapping.
+// mcp.AddTool with the adapter's wrapping. A nil tool, or an Adapter not
+// made by New, registers nothing; a nil handler registers a tool whose
+// calls fail with an error saying so.
 func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	if !a.usable() || t == nil {
+		return
+	}
 	mcp.AddTool(a.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
+		if h == nil {
+			return nil, zero, nilHandler(t.Name)
+		}
 		c, err := a.begin(req)
 		if err != nil {
 			return nil, zero, err
@@ -77,13 +101,38 @@ func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]
 	})
 }
 
-// AddTool registers a tool with a raw handler that may call Elicit.
-func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) { a.server.AddTool(t, a.Handler(h)) }
+// AddTool registers a tool with a raw handler that may call Elicit: it is
+// (*mcp.Server).AddTool of Handler(h), except that a tool with no
+// InputSchema gets {"type":"object"} (the go-sdk requires one). A nil tool,
+// or an Adapter not made by New, registers nothing.
+func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) {
+	if !a.usable() || t == nil {
+		return
+	}
+	if t.InputSchema == nil {
+		cp := *t
+		cp.InputSchema = map[string]any{"type": "object"}
+		t = &cp
+	}
+	a.server.AddTool(t, a.Handler(h))
+}
 
 // Handler wraps a raw tool handler so that it may call Elicit, for
-// registering it by hand with (*mcp.Server).AddTool.
+// registering it by hand with (*mcp.Server).AddTool. The wrapped handler
+// fails with an error, instead of running, when h is nil, when the context
+// or the request is nil, or when a was not made by New.
 func (a *Adapter) Handler(h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if h == nil {
+			name := ""
+			if req != nil && req.Params != nil {
+				name = req.Params.Name
+			}
+			return nil, nilHandler(name)
+		}
+		if ctx == nil {
+			return nil, errors.New("elicit: gosdk: the tool handler was called with a nil context")
+		}
 		c, err := a.begin(req)
 		if err != nil {
 			return nil, err
@@ -96,6 +145,10 @@ func (a *Adapter) Handler(h mcp.ToolHandler) mcp.ToolHandler {
 	}
 }
 
+func nilHandler(tool string) error {
+	return fmt.Errorf("elicit: tool %q was registered with a nil handler: give gosdk.AddTool or Adapter.Handler a handler", tool)
+}
+
 type callKey struct{}
 
 // call is what one run of an adapted handler keeps in its context.
@@ -104,7 +157,19 @@ type call struct {
 	run *adapter.Run // on a 2026-07-28 request
 }
 
+// callFrom returns the adapted call ctx belongs to, or runtime.ErrNoCall
+// with the fix.
+func callFrom(ctx context.Context) (*call, error) {
+	return adapter.CallFrom[call](ctx, callKey{}, errNotAdapted)
+}
+
 func (a *Adapter) begin(req *mcp.CallToolRequest) (*call, error) {
+	switch {
+	case !a.usable():
+		return nil, errNoAdapter
+	case req == nil:
+		return nil, errors.New("elicit: gosdk: the tool handler was called with no request")
+	}
 	c := &call{req: req}
 	if req == nil || req.Params == nil || !adapter.IsInputRequired(req.ProtocolVersion()) {
 		return c, nil
@@ -153,12 +218,15 @@ func (c *call) end(herr error) (*mcp.CallToolResult, error) {
 	return nil, nil
 }
 
-// ClientSupportsElicit reports whether the caller can be asked with a form:
-// its protocol version has form elicitation and it declared the capability
-// (on 2026-07-28 in this request's _meta). Check it first and fall back to
-// a plain tool error, so a client without it never waits on a question.
-func ClientSupportsElicit(req *mcp.CallToolRequest) bool {
-	return checkClient(req) == nil
+// ClientSupportsElicit reports whether the caller of the adapted tool call
+// ctx belongs to can be asked with a form: its protocol version has form
+// elicitation and it declared the capability (on 2026-07-28 in this
+// request's _meta). False for a ctx of no adapted call. Check it (or
+// CanElicit[T], which also checks the form) first and fall back to a plain
+// tool error, so a client without it never waits on a question.
+func ClientSupportsElicit(ctx context.Context) bool {
+	c, err := callFrom(ctx)
+	return err == nil && checkClient(c.req) == nil
 }
 
 func checkClient(req *mcp.CallToolRequest) error {
@@ -170,11 +238,32 @@ func checkClient(req *mcp.CallToolRequest) error {
 	return runtime.CheckForm(version, declared, form, url)
 }
 
+// caller is what the adapter knows of the client of call c.
+func (c *call) caller() adapter.Caller {
+	return adapter.Caller{Version: c.req.ProtocolVersion(), Unsupported: checkClient(c.req), Run: c.run}
+}
+
+// CanElicit reports whether the form T can be asked of the caller of the
+// adapted tool call ctx belongs to: nil, or why not, as runtime.CanElicit
+// (runtime.ErrElicitUnsupported: no capability, or the version cannot
+// express T; runtime.ErrNoCall: ctx belongs to no adapted call).
+func CanElicit[T any, P interface {
+	*T
+	formimpl.Form
+}](ctx context.Context) error {
+	c, err := callFrom(ctx)
+	if err != nil {
+		return err
+	}
+	return adapter.CanElicit[T, P](c.caller())
+}
+
 // Elicit asks the caller's user to fill in the generated form T and returns
 // the answer decoded and validated into a T. It compiles only for forms
-// elicitgen generated code for, and works only in a handler registered
-// through an Adapter. The outcomes are runtime.Elicit's: nil on accept,
-// otherwise runtime.ErrElicitDeclined, runtime.ErrElicitCanceled, a
+// elicitgen generated code for; ctx is the handler's (or derived from it),
+// and the tool is registered through an Adapter (runtime.ErrNoCall
+// otherwise). The outcomes are runtime.Elicit's: nil on accept, otherwise
+// runtime.ErrElicitDeclined, runtime.ErrElicitCanceled, a
 // *runtime.ContentError, runtime.ErrElicitUnsupported, ... (errors.Is).
 //
 // On a 2026-07-28 request the first run returns runtime.ErrInputRequired:
@@ -184,28 +273,24 @@ func checkClient(req *mcp.CallToolRequest) error {
 func Elicit[T any, P interface {
 	*T
 	formimpl.Form
-}](ctx context.Context, req *mcp.CallToolRequest, message string, opts ...runtime.ElicitOption) (T, error) {
-	c, ok := ctx.Value(callKey{}).(*call)
-	if !ok || req == nil || c.req != req {
+}](ctx context.Context, message string, opts ...runtime.ElicitOption) (T, error) {
+	c, err := callFrom(ctx)
+	if err != nil {
 		var zero T
-		return zero, adapter.ErrNotAdapted
+		return zero, err
 	}
-	version := req.ProtocolVersion()
-	return adapter.Elicit[T, P](adapter.Caller{
-		Version:     version,
-		Unsupported: checkClient(req),
-		Run:         c.run,
-		Send: func(message string, schema json.RawMessage) (json.RawMessage, error) {
-			return askSession(ctx, req, version, message, schema)
-		},
-	}, message, opts...)
+	caller := c.caller()
+	caller.Send = func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return askSession(ctx, c.req, caller.Version, message, schema)
+	}
+	return adapter.Elicit[T, P](caller, message, opts...)
 }
 
 // askSession sends elicitation/create in a session and returns the
 // client's result as JSON.
 func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message string, schema json.RawMessage) (json.RawMessage, error) {
 	if req.Session == nil {
-		return nil, fmt.Errorf("%w: the request has no session", runtime.ErrNoCall)
+		return nil, fmt.Errorf("%w: the request has no session to ask in", runtime.ErrElicitUnsupported)
 	}
 	params := &mcp.ElicitParams{Message: message, RequestedSchema: schema}
 	if adapter.HasElicitMode(version) {

@@ -14,9 +14,14 @@ import (
 // session an elicitation/create only with them, so this routes each request:
 // one that names a 2026-07-28 (or later) MCP-Protocol-Version and carries no
 // Mcp-Session-Id goes to a stateless handler, every other one (initialize,
-// session traffic) to a stateful one. opts may be nil; its Stateless field is
-// ignored.
+// session traffic) to a stateful one. opts may be nil; its Stateless field
+// is ignored. With a nil server every request gets 500 saying so.
 func NewStreamableHTTPHandler(s *mcp.Server, opts *mcp.StreamableHTTPOptions) http.Handler {
+	if s == nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "elicit: gosdk.NewStreamableHTTPHandler was given a nil server: pass the *mcp.Server made by mcp.NewServer", http.StatusInternalServerError)
+		})
+	}
 	var sessionOpts, statelessOpts mcp.StreamableHTTPOptions
 	if opts != nil {
 		sessionOpts, statelessOpts = *opts, *opts

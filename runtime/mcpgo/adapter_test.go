@@ -31,7 +31,7 @@ func start(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{errs: make(chan error, 16)}
 	s := server.NewMCPServer("adapter-test", "1")
-	if _, err := mcpgo.New(s, nil); err != nil {
+	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	ask := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -46,6 +46,10 @@ func start(t *testing.T) *fixture {
 		return mcp.NewToolResultText("hello " + form.Name), nil
 	}
 	s.AddTool(mcp.NewTool("ask"), ask)
+	s.AddTool(mcp.NewTool("can"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(adaptertest.CanTool(mcpgo.ClientSupportsElicit(ctx),
+			mcpgo.CanElicit[testform.NameForm](ctx), mcpgo.CanElicit[testform.FamiliesForm](ctx))), nil
+	})
 	s.AddTool(mcp.NewTool("twice"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		first, err := mcpgo.Elicit[testform.NameForm](ctx, "First?", runtime.WithKey("first"))
 		if err != nil {
@@ -195,6 +199,12 @@ func TestTwoKeys(t *testing.T) {
 	}
 }
 
+// CanElicit[T] and ClientSupportsElicit agree with the runtime's on every
+// version, with and without the capability.
+func TestCapabilityChecks(t *testing.T) {
+	adaptertest.CapabilityChecks(t, start(t).url)
+}
+
 func TestCallerGivesUp(t *testing.T) {
 	f := start(t)
 	adaptertest.CallerGivesUp(t, f.url, f.errs)
@@ -209,7 +219,7 @@ func TestURLOnlyCapability(t *testing.T) {
 // An adapter made with NewMiddleware and installed as a server option works
 // like one New installed.
 func TestNewMiddleware(t *testing.T) {
-	a, err := mcpgo.NewMiddleware(nil)
+	a, err := mcpgo.NewMiddleware(mcpgo.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +245,7 @@ func TestNewMiddleware(t *testing.T) {
 			}
 		})
 	}
-	if _, err := mcpgo.NewMiddleware(&mcpgo.Options{RequestStateKeys: [][]byte{[]byte("short")}}); err == nil {
+	if _, err := mcpgo.NewMiddleware(mcpgo.Options{RequestStateKeys: [][]byte{[]byte("short")}}); err == nil {
 		t.Error("a 5-byte key was accepted")
 	}
 }

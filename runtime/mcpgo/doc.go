@@ -4,7 +4,7 @@
 // values as on elicit's own runtime:
 //
 //	s := server.NewMCPServer("shop", "1")
-//	if _, err := mcpgo.New(s, nil); err != nil { ... } // installs the tool middleware
+//	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil { ... } // installs the tool middleware
 //	s.AddTool(mcp.NewTool("book_table"), bookTable)
 //	http.Handle("/mcp", server.NewStreamableHTTPServer(s))
 //
@@ -57,7 +57,12 @@
 // (*runtime.ContentError); runtime.ErrElicitUnsupported (no capability, no
 // form elicitation in the version, the form cannot be expressed in it, or
 // the session cannot take requests); runtime.ErrInputRequired (2026-07-28);
-// runtime.ErrNoCall (the middleware is not installed); the context's error.
+// runtime.ErrNoCall (the middleware is not installed, or ctx is not the
+// handler's); the context's error.
+//
+// CanElicit[T](ctx) and ClientSupportsElicit(ctx) are runtime.CanElicit and
+// runtime.ClientSupportsElicit for the call ctx belongs to: check them first
+// where a handler has another way on.
 //
 // # Limits
 //

@@ -32,20 +32,23 @@ type Options struct {
 	RequestStateTTL time.Duration
 }
 
-// Adapter adds typed elicitation to one mcp-go server.
+// Adapter adds typed elicitation to one mcp-go server. Make it with New or
+// NewMiddleware: the middleware of an Adapter made otherwise fails every
+// tool call with an error saying so.
 type Adapter struct {
 	server *server.MCPServer
 	states *roundtrip.Codec
 }
 
 // New returns the adapter for s and installs its tool middleware on s
-// ((*server.MCPServer).Use), so every tool's handler may call Elicit. opts
-// may be nil. It fails only on a bad RequestStateKeys entry.
-func New(s *server.MCPServer, opts *Options) (*Adapter, error) {
+// ((*server.MCPServer).Use), so every tool's handler may call Elicit. The
+// zero Options are usable. It fails on a nil server and on a bad
+// RequestStateKeys entry.
+func New(s *server.MCPServer, opts Options) (*Adapter, error) {
 	if s == nil {
-		return nil, errors.New("elicit: mcpgo.New needs a server")
+		return nil, errors.New("elicit: mcpgo.New needs a server: pass the *server.MCPServer made by server.NewMCPServer")
 	}
-	a, err := newAdapter(opts)
+	a, err := NewMiddleware(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -55,19 +58,22 @@ func New(s *server.MCPServer, opts *Options) (*Adapter, error) {
 }
 
 // NewMiddleware returns an adapter that is not installed yet, for servers
-// built with server.WithToolHandlerMiddleware(a.Middleware).
-func NewMiddleware(opts *Options) (*Adapter, error) { return newAdapter(opts) }
-
-func newAdapter(opts *Options) (*Adapter, error) {
-	if opts == nil {
-		opts = &Options{}
-	}
+// built with server.WithToolHandlerMiddleware(a.Middleware). The zero
+// Options are usable. It fails only on a bad RequestStateKeys entry.
+func NewMiddleware(opts Options) (*Adapter, error) {
 	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
 	if err != nil {
 		return nil, err
 	}
 	return &Adapter{states: states}, nil
 }
+
+// errNotAdapted is runtime.ErrNoCall with this adapter's fix.
+var errNotAdapted = adapter.NotAdapted("mcpgo.New installs its middleware; or server.WithToolHandlerMiddleware(a.Middleware) with mcpgo.NewMiddleware")
+
+// errNoAdapter is what the middleware of an Adapter made neither by New nor
+// by NewMiddleware returns.
+var errNoAdapter = errors.New("elicit: this mcpgo.Adapter was not made by mcpgo.New or mcpgo.NewMiddleware: make it with one of them")
 
 type callKey struct{}
 
@@ -77,11 +83,27 @@ type call struct {
 	run *adapter.Run // on a 2026-07-28 request
 }
 
+// callFrom returns the call ctx belongs to, or runtime.ErrNoCall with the
+// fix.
+func callFrom(ctx context.Context) (*call, error) {
+	return adapter.CallFrom[call](ctx, callKey{}, errNotAdapted)
+}
+
 // Middleware is the tool middleware New installs: it gives the handler what
 // Elicit needs and, on a 2026-07-28 request, turns a run that asked for
 // input into the input_required result, whatever the handler returned.
+// Its handler fails with an error, instead of running next, when next is
+// nil or a was made neither by New nor by NewMiddleware.
 func (a *Adapter) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		switch {
+		case a == nil || a.states == nil:
+			return nil, errNoAdapter
+		case next == nil:
+			return nil, fmt.Errorf("elicit: tool %q has a nil handler: give it a server.ToolHandlerFunc", req.Params.Name)
+		case ctx == nil:
+			return nil, errors.New("elicit: mcpgo: the tool handler was called with a nil context")
+		}
 		c := &call{srv: server.ServerFromContext(ctx)}
 		if c.srv == nil {
 			c.srv = a.server
@@ -136,9 +158,16 @@ func rawArguments(req mcp.CallToolRequest) []byte {
 // ClientSupportsElicit reports whether the caller of the tool call ctx
 // belongs to can be asked with a form: its protocol version has form
 // elicitation and it declared the capability (on 2026-07-28 in this
-// request's _meta). Check it first and fall back to a plain tool error, so a
-// client without it never waits on a question.
-func ClientSupportsElicit(ctx context.Context) bool { return checkClient(ctx) == nil }
+// request's _meta). False for a ctx of no call under the adapter's
+// middleware. Check it (or CanElicit[T], which also checks the form) first
+// and fall back to a plain tool error, so a client without it never waits
+// on a question.
+func ClientSupportsElicit(ctx context.Context) bool {
+	if _, err := callFrom(ctx); err != nil {
+		return false
+	}
+	return checkClient(ctx) == nil
+}
 
 func checkClient(ctx context.Context) error {
 	version := server.RequestProtocolVersion(ctx)
@@ -156,10 +185,33 @@ func checkClient(ctx context.Context) error {
 	return runtime.CheckForm(version, declared, form, url)
 }
 
+// caller is what the adapter knows of the client of call c, whose context
+// is ctx.
+func (c *call) caller(ctx context.Context) adapter.Caller {
+	return adapter.Caller{Version: server.RequestProtocolVersion(ctx), Unsupported: checkClient(ctx), Run: c.run}
+}
+
+// CanElicit reports whether the form T can be asked of the caller of the
+// tool call ctx belongs to: nil, or why not, as runtime.CanElicit
+// (runtime.ErrElicitUnsupported: no capability, or the version cannot
+// express T; runtime.ErrNoCall: ctx belongs to no call under the adapter's
+// middleware).
+func CanElicit[T any, P interface {
+	*T
+	formimpl.Form
+}](ctx context.Context) error {
+	c, err := callFrom(ctx)
+	if err != nil {
+		return err
+	}
+	return adapter.CanElicit[T, P](c.caller(ctx))
+}
+
 // Elicit asks the user of the tool call ctx belongs to to fill in the
 // generated form T and returns the answer decoded and validated into a T. It
-// compiles only for forms elicitgen generated code for, and works only under
-// the adapter's middleware. The outcomes are runtime.Elicit's: nil on
+// compiles only for forms elicitgen generated code for; ctx is the
+// handler's (or derived from it), under the adapter's middleware
+// (runtime.ErrNoCall otherwise). The outcomes are runtime.Elicit's: nil on
 // accept, otherwise runtime.ErrElicitDeclined, runtime.ErrElicitCanceled, a
 // *runtime.ContentError, runtime.ErrElicitUnsupported, ... (errors.Is).
 //
@@ -171,27 +223,23 @@ func Elicit[T any, P interface {
 	*T
 	formimpl.Form
 }](ctx context.Context, message string, opts ...runtime.ElicitOption) (T, error) {
-	c, ok := ctx.Value(callKey{}).(*call)
-	if !ok {
+	c, err := callFrom(ctx)
+	if err != nil {
 		var zero T
-		return zero, adapter.ErrNotAdapted
+		return zero, err
 	}
-	version := server.RequestProtocolVersion(ctx)
-	return adapter.Elicit[T, P](adapter.Caller{
-		Version:     version,
-		Unsupported: checkClient(ctx),
-		Run:         c.run,
-		Send: func(message string, schema json.RawMessage) (json.RawMessage, error) {
-			return askSession(ctx, c.srv, version, message, schema)
-		},
-	}, message, opts...)
+	caller := c.caller(ctx)
+	caller.Send = func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return askSession(ctx, c.srv, caller.Version, message, schema)
+	}
+	return adapter.Elicit[T, P](caller, message, opts...)
 }
 
 // askSession sends elicitation/create in a session and returns the
 // client's result as JSON.
 func askSession(ctx context.Context, srv *server.MCPServer, version, message string, schema json.RawMessage) (json.RawMessage, error) {
 	if srv == nil {
-		return nil, adapter.ErrNotAdapted
+		return nil, errNotAdapted
 	}
 	params := mcp.ElicitationParams{Message: message, RequestedSchema: schema}
 	if adapter.HasElicitMode(version) {

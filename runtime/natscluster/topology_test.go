@@ -156,7 +156,7 @@ func (top *topology) startReplica(name string) *replica {
 			Tag string `json:"tag"`
 		}
 		_ = json.Unmarshal(req.Arguments, &in)
-		content, err := req.Session.Elicit(ctx, "tag:"+in.Tag, askSchema)
+		content, err := runtime.ElicitSchema(ctx, "tag:"+in.Tag, askSchema)
 		if req.Session.ProtocolVersion() != runtime.Version20260728 || err == nil {
 			select {
 			case r.outcomes <- err:

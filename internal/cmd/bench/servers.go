@@ -74,7 +74,7 @@ func newHandler(f flow) (http.Handler, func(), error) {
 	case serverOurs:
 		srv := runtime.NewServer(runtime.Options{Name: "bench", Version: "1", ElicitTimeout: -1})
 		srv.AddTool(runtime.Tool{Name: toolName}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
-			form, err := runtime.Elicit[AskForm](ctx, req.Session, askMessage)
+			form, err := runtime.Elicit[AskForm](ctx, askMessage)
 			if err != nil {
 				return nil, err // ErrInputRequired on a first 2026-07-28 run
 			}

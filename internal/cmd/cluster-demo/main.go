@@ -162,10 +162,10 @@ func startReplica(natsURL, name string, keys [][]byte) (*url.URL, func(), error)
 	srv.AddTool(runtime.Tool{Name: "ze_execute", Description: "Run a command (asks for it when missing)"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		command := argCommand(req.Arguments)
 		if command == "" {
-			if !req.Session.ClientSupportsElicit() {
+			if !runtime.ClientSupportsElicit(ctx) {
 				return runtime.ErrorResult("missing required argument: command"), nil
 			}
-			content, err := req.Session.Elicit(ctx, "Which command should run?", map[string]any{
+			content, err := runtime.ElicitSchema(ctx, "Which command should run?", map[string]any{
 				"type":       "object",
 				"properties": map[string]any{"command": map[string]any{"type": "string", "description": "the command"}},
 				"required":   []any{"command"},

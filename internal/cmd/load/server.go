@@ -97,7 +97,7 @@ func (s *server) book(ctx context.Context, req *runtime.CallToolRequest, in book
 	}
 	rec := &s.records[in.Call]
 	run := rec.runs.Add(1)
-	form, err := runtime.Elicit[BookingForm](ctx, req.Session, elicitMessage(in.Call))
+	form, err := runtime.Elicit[BookingForm](ctx, elicitMessage(in.Call))
 	o, detail := classify(err)
 	if run <= int32(len(rec.outcomes)) {
 		rec.outcomes[run-1].Store(int32(o))
@@ -118,7 +118,7 @@ func (s *server) book(ctx context.Context, req *runtime.CallToolRequest, in book
 // probe is the tool the hostile mix calls with answers it was never asked
 // for: it counts an Elicit that returns a value in the call's first round.
 func (s *server) probe(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-	_, err := runtime.Elicit[BookingForm](ctx, req.Session, "probe")
+	_, err := runtime.Elicit[BookingForm](ctx, "probe")
 	if err == nil && req.Round == 0 {
 		s.unsolicited.Add(1)
 	}

@@ -23,8 +23,25 @@ const stateLabel = "elicit/adapter/requestState/v1"
 // toolsCall is the method every adapted round trip belongs to.
 const toolsCall = "tools/call"
 
-// ErrNotAdapted is runtime.ErrNoCall with the fix.
-var ErrNotAdapted = fmt.Errorf("%w: register the tool through this adapter", runtime.ErrNoCall)
+// NotAdapted is runtime.ErrNoCall with an adapter's fix: how to register
+// a tool through it.
+func NotAdapted(fix string) error {
+	return fmt.Errorf("%w; and register the tool through the adapter (%s)", runtime.ErrNoCall, fix)
+}
+
+// CallFrom returns the *C an adapter's tool wrapper stored in ctx under
+// key: the adapted call ctx belongs to, or notAdapted (a nil ctx, or one of
+// no adapted call).
+func CallFrom[C any](ctx context.Context, key any, notAdapted error) (*C, error) {
+	if ctx == nil {
+		return nil, notAdapted
+	}
+	c, _ := ctx.Value(key).(*C)
+	if c == nil {
+		return nil, notAdapted
+	}
+	return c, nil
+}
 
 // IsInputRequired reports whether version v is served by the input_required
 // round trip (2026-07-28 and later).
@@ -141,11 +158,7 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](c Caller, message string, opts ...runtime.ElicitOption) (T, error) {
 	var zero T
-	if c.Unsupported != nil {
-		return zero, c.Unsupported
-	}
-	d := P(&zero).ElicitForm()
-	schema, err := runtime.FormSchema(d, c.Version)
+	d, schema, err := formFor[T, P](c)
 	if err != nil {
 		return zero, err
 	}
@@ -159,6 +172,31 @@ func Elicit[T any, P interface {
 		return zero, err
 	}
 	return runtime.DecodeAnswer[T, P](raw)
+}
+
+// CanElicit is the body of an adapter's CanElicit[T]: nil when the client
+// can be asked T, else why not (runtime.CanElicit's errors).
+func CanElicit[T any, P interface {
+	*T
+	formimpl.Form
+}](c Caller) error {
+	_, _, err := formFor[T, P](c)
+	return err
+}
+
+// formFor checks the client and returns form T's descriptor and its schema
+// for the client's version.
+func formFor[T any, P interface {
+	*T
+	formimpl.Form
+}](c Caller) (*formimpl.Descriptor, json.RawMessage, error) {
+	if c.Unsupported != nil {
+		return nil, nil, c.Unsupported
+	}
+	var v T
+	d := P(&v).ElicitForm()
+	schema, err := runtime.FormSchema(d, c.Version)
+	return d, schema, err
 }
 
 // CtxError is the context's error with its cause, when there is one.

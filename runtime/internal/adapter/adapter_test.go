@@ -167,7 +167,7 @@ func TestVersions(t *testing.T) {
 			t.Errorf("%s: IsInputRequired %v, HasElicitMode %v", v, IsInputRequired(v), HasElicitMode(v))
 		}
 	}
-	if !errors.Is(ErrNotAdapted, runtime.ErrNoCall) {
-		t.Error("ErrNotAdapted does not match runtime.ErrNoCall")
+	if err := NotAdapted("lib.AddTool"); !errors.Is(err, runtime.ErrNoCall) || !strings.Contains(err.Error(), "lib.AddTool") {
+		t.Errorf("NotAdapted: %v does not match runtime.ErrNoCall or lacks the fix", err)
 	}
 }

@@ -1,13 +1,16 @@
 // Package adaptertest holds the client side shared by the adapters' tests
 // (runtime/gosdk, runtime/mcpgo): a real mcpclient connection, a bounded
 // call, scripted answers and a bounded wait for what a handler's Elicit
-// returned.
+// returned; and PrintCall, the client of the Example functions of runtime
+// and its adapters.
 package adaptertest
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,4 +159,77 @@ func UnsolicitedAnswersIgnored(t *testing.T, url string) {
 	}
 	call(map[string]any{"inputResponses": both}, "first")
 	call(map[string]any{"inputResponses": both, "requestState": res.RequestState}, "second")
+}
+
+// CanTool is the text the tool "can" answers: what the adapter's
+// ClientSupportsElicit and CanElicit[T] said in the handler, for NameForm
+// and for FamiliesForm (a multi-select, which 2025-06-18 cannot express).
+func CanTool(supports bool, name, families error) string {
+	verdict := func(err error) string {
+		switch {
+		case err == nil:
+			return "ok"
+		case errors.Is(err, runtime.ErrElicitUnsupported):
+			return "unsupported"
+		case errors.Is(err, runtime.ErrNoCall):
+			return "nocall"
+		}
+		return "other: " + err.Error()
+	}
+	return fmt.Sprintf("supports=%v name=%s families=%s", supports, verdict(name), verdict(families))
+}
+
+// CapabilityChecks calls the tool "can" (see CanTool) on url with and
+// without the elicitation capability on every version: the adapter's
+// capability checks must agree with the runtime's.
+func CapabilityChecks(t *testing.T, url string) {
+	t.Helper()
+	for _, v := range Versions {
+		for _, declared := range []bool{true, false} {
+			var onElicit mcpclient.ElicitHandler
+			want := "supports=false name=unsupported families=unsupported"
+			if declared {
+				onElicit = Names("unused")
+				want = "supports=true name=ok families=ok"
+				if v == "2025-06-18" {
+					want = "supports=true name=ok families=unsupported"
+				}
+			}
+			res, err := Call(t, Connect(t, url, v, onElicit), "can")
+			if err != nil {
+				t.Fatalf("%s declared=%v: %v", v, declared, err)
+			}
+			if got := strings.Join(res.Lines(), ""); got != want {
+				t.Errorf("%s declared=%v: got %q, want %q", v, declared, got, want)
+			}
+		}
+	}
+}
+
+// PrintCall is the client side of the Example functions: it connects to url
+// speaking version (declaring elicitation when onElicit is set), calls tool
+// without arguments and prints the result's text, marked "(isError)" when
+// it is one, or the error.
+func PrintCall(url, version, tool string, onElicit mcpclient.ElicitHandler) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opts := mcpclient.Options{URL: url, Protocol: version, OnElicit: onElicit}
+	if onElicit != nil {
+		opts.Capabilities.Elicitation = &mcpclient.ElicitationCapability{}
+	}
+	c, err := mcpclient.Connect(ctx, opts)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, tool, nil)
+	switch {
+	case err != nil:
+		fmt.Println(err)
+	case res.IsError:
+		fmt.Println(strings.Join(res.Lines(), ""), "(isError)")
+	default:
+		fmt.Println(strings.Join(res.Lines(), ""))
+	}
 }

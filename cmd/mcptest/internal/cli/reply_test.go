@@ -22,7 +22,7 @@ func serveRuntime(t *testing.T) string {
 		"required":   []string{"name"},
 	}
 	runtime.AddTool(srv, runtime.Tool{Name: "ask"}, func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-		v, err := req.Session.Elicit(ctx, "What is your name?", schema)
+		v, err := runtime.ElicitSchema(ctx, "What is your name?", schema)
 		if err != nil {
 			return runtime.ErrorResult("%v", err), nil
 		}
