@@ -126,7 +126,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response) (json.RawMes
 			return nil, fmt.Errorf("%w to request %s", ErrStreamEnded, x.id)
 		}
 		c.trace.notef(x.n, "stream ended before the response; resuming after %s with Last-Event-ID %q", pos.retry, pos.lastID)
-		if err := sleep(ctx, pos.retry); err != nil {
+		if err := Sleep(ctx, pos.retry); err != nil {
 			return nil, err
 		}
 		next, err := x.resume(ctx, pos.lastID)
