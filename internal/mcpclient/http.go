@@ -150,7 +150,7 @@ type streamPos struct {
 // any event arrived.
 func (x *exchange) readEvents(ctx context.Context, body io.Reader, pos *streamPos) (res json.RawMessage, done, got bool, err error) {
 	c := x.c
-	r := newSSEReader(body, c.opts.MaxMessageBytes)
+	r := NewEventReader(body, c.opts.MaxMessageBytes)
 	for {
 		ev, err := r.Next()
 		if errors.Is(err, io.EOF) {
