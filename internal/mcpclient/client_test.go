@@ -50,6 +50,12 @@ func (s *syncBuffer) String() string {
 func connect(t *testing.T, url string, opts mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	opts.URL = url
+	return dial(t, opts)
+}
+
+// dial connects with opts and closes the client when the test ends.
+func dial(t *testing.T, opts mcpclient.Options) *mcpclient.Client {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := mcpclient.Connect(ctx, opts)
