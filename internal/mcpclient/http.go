@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/go-elicit/elicit/runtime"
 )
 
 // httpTransport is the Streamable HTTP transport: each request is a POST
@@ -30,7 +32,7 @@ func (t httpTransport) roundTrip(ctx context.Context, x *exchange, body []byte, 
 	}
 	defer resp.Body.Close()
 	if x.method == methodInitialize && resp.StatusCode/100 == 2 {
-		if err := c.setSession(resp.Header.Get(headerSessionID)); err != nil {
+		if err := c.setSession(resp.Header.Get(runtime.HeaderSessionID)); err != nil {
 			return nil, err
 		}
 	}
@@ -261,15 +263,15 @@ func (c *Client) send(ctx context.Context, n int64, method string, body []byte, 
 		req.Header.Set("Accept", contentTypeSSE)
 	}
 	if sid := c.session(); sid != "" {
-		req.Header.Set(headerSessionID, sid)
+		req.Header.Set(runtime.HeaderSessionID, sid)
 	}
 	if v := c.headerVersion(); v != "" {
-		req.Header.Set(headerProtocol, v)
+		req.Header.Set(runtime.HeaderProtocolVersion, v)
 	}
 	if c.modern && rpcMethod != "" {
-		req.Header.Set(headerMethod, rpcMethod)
+		req.Header.Set(runtime.HeaderMethod, rpcMethod)
 		if rpcName != "" {
-			req.Header.Set(headerName, rpcName)
+			req.Header.Set(runtime.HeaderName, rpcName)
 		}
 	}
 	if lastEventID != "" {
@@ -301,7 +303,7 @@ func (c *Client) statusError(n int64, method string, resp *http.Response) error 
 		}
 		err = &HTTPError{Method: method, StatusCode: resp.StatusCode, Status: resp.Status, Body: msg}
 	}
-	if resp.StatusCode == http.StatusNotFound && resp.Request != nil && resp.Request.Header.Get(headerSessionID) != "" {
+	if resp.StatusCode == http.StatusNotFound && resp.Request != nil && resp.Request.Header.Get(runtime.HeaderSessionID) != "" {
 		return fmt.Errorf("%w: %w", ErrSessionNotFound, err)
 	}
 	return err
