@@ -126,14 +126,11 @@ func nextData(r *mcpclient.EventReader) ([]byte, error) {
 
 // message is a JSON-RPC message as the client reads it.
 type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	ID     json.RawMessage   `json:"id"`
+	Method string            `json:"method"`
+	Params json.RawMessage   `json:"params"`
+	Result json.RawMessage   `json:"result"`
+	Error  *runtime.RPCError `json:"error"`
 }
 
 func (m *message) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
