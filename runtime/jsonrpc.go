@@ -37,6 +37,8 @@ const (
 
 // RPCError is a JSON-RPC error object. A tool handler may return one (or wrap
 // one) to fail the call with a protocol error instead of an isError result.
+// It is the client's type too (the module's test client returns it for an
+// error response), so its text shows Data, compacted.
 type RPCError struct {
 	Code    int             `json:"code"`
 	Message string          `json:"message"`
@@ -44,7 +46,15 @@ type RPCError struct {
 }
 
 func (e *RPCError) Error() string {
-	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+	if len(e.Data) == 0 {
+		return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message)
+	}
+	var data bytes.Buffer
+	if json.Compact(&data, e.Data) != nil {
+		data.Reset()
+		data.Write(e.Data)
+	}
+	return fmt.Sprintf("json-rpc error %d: %s (data: %s)", e.Code, e.Message, data.Bytes())
 }
 
 // ClientError is a JSON-RPC error the client answered an elicitation with.
@@ -402,30 +412,11 @@ func foldsToAny(key []byte, names []string) bool {
 		}
 	}
 	for _, n := range names {
-		if asciiEqualFold(key, n) {
+		if bytes.EqualFold(key, []byte(n)) { // both ASCII here: ASCII case folding
 			return true
 		}
 	}
 	return false
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 func (m *message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }

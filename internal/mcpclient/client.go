@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-elicit/elicit/runtime"
 )
 
 // Options configure a [Client]. Exactly one of URL, Command and Pipe is
@@ -100,10 +102,6 @@ const (
 	methodCancelled    = "notifications/cancelled"
 	contentTypeJSON    = "application/json"
 	contentTypeSSE     = "text/event-stream"
-	headerSessionID    = "Mcp-Session-Id"
-	headerProtocol     = "MCP-Protocol-Version"
-	headerMethod       = "Mcp-Method"
-	headerName         = "Mcp-Name"
 	headerLastEventID  = "Last-Event-ID"
 	defaultClientName  = "mcpclient"
 	defaultClientVer   = "0"
@@ -320,7 +318,7 @@ func (c *Client) discover(ctx context.Context) error {
 	res, err := c.Discover(ctx)
 	if err != nil {
 		var rpcErr *RPCError
-		if errors.As(err, &rpcErr) && rpcErr.Code == CodeUnsupportedProtocolVersion {
+		if errors.As(err, &rpcErr) && rpcErr.Code == runtime.CodeUnsupportedVersion {
 			return fmt.Errorf("%w: %w", ErrUnsupportedProtocol, err)
 		}
 		return err
@@ -429,7 +427,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 		c.trace.notef(0, "tools/call %q: input_required with %d input request(s); answering and retrying (round %d)", name, len(ir.InputRequests), round+1)
 		if len(ir.InputRequests) == 0 {
 			// Load shedding: the server wants the same call again later.
-			if err := sleep(ctx, loadSheddingPause); err != nil {
+			if err := Sleep(ctx, loadSheddingPause); err != nil {
 				return nil, fmt.Errorf("tools/call %q: %w", name, err)
 			}
 			delete(params, "inputResponses")

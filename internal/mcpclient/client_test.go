@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
+	"github.com/go-elicit/elicit/runtime"
 	"go.uber.org/goleak"
 )
 
@@ -50,6 +51,12 @@ func (s *syncBuffer) String() string {
 func connect(t *testing.T, url string, opts mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	opts.URL = url
+	return dial(t, opts)
+}
+
+// dial connects with opts and closes the client when the test ends.
+func dial(t *testing.T, opts mcpclient.Options) *mcpclient.Client {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := mcpclient.Connect(ctx, opts)
@@ -547,5 +554,34 @@ func TestListenWithout405(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("trace:\n%s", trace)
 		}
+	}
+}
+
+func TestSleep(t *testing.T) {
+	if err := mcpclient.Sleep(t.Context(), time.Millisecond); err != nil {
+		t.Errorf("Sleep: %v, want nil after the pause", err)
+	}
+	why := errors.New("the call ended")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(why)
+	if err := mcpclient.Sleep(ctx, time.Hour); !errors.Is(err, why) {
+		t.Errorf("Sleep with an ended context: %v, want its cause", err)
+	}
+}
+
+// TestRPCErrorIsTheRuntimes: one declaration serves both ends, and its text
+// shows the data compacted, as mcptest prints it.
+func TestRPCErrorIsTheRuntimes(t *testing.T) {
+	var err error = &runtime.RPCError{Code: runtime.CodeUnsupportedVersion, Message: "unsupported protocol version", Data: json.RawMessage("{\n  \"supported\": [\"2026-07-28\"]\n}")}
+	var rpcErr *mcpclient.RPCError
+	if !errors.As(err, &rpcErr) || rpcErr.Code != runtime.CodeUnsupportedVersion {
+		t.Fatalf("errors.As(%T) into *mcpclient.RPCError: %v", err, rpcErr)
+	}
+	want := `json-rpc error -32022: unsupported protocol version (data: {"supported":["2026-07-28"]})`
+	if got := err.Error(); got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	if got := (&mcpclient.RPCError{Code: -32603, Message: "kaput", Data: json.RawMessage("not json")}).Error(); got != "json-rpc error -32603: kaput (data: not json)" {
+		t.Errorf("text with data that is not JSON: %q", got)
 	}
 }

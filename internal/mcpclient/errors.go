@@ -1,9 +1,10 @@
 package mcpclient
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/go-elicit/elicit/runtime"
 )
 
 // Sentinel errors; test them with errors.Is.
@@ -29,34 +30,34 @@ var (
 	ErrTooManyRounds = errors.New("too many input_required rounds")
 )
 
-// JSON-RPC and MCP error codes the client produces or inspects.
+// JSON-RPC and MCP error codes the client produces or inspects. They are the
+// runtime's constants, named here too so that a client need not import the
+// server package to test a code.
 const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
+	CodeParseError     = runtime.CodeParseError
+	CodeInvalidRequest = runtime.CodeInvalidRequest
+	CodeMethodNotFound = runtime.CodeMethodNotFound
+	CodeInvalidParams  = runtime.CodeInvalidParams
+	CodeInternalError  = runtime.CodeInternalError
 
-	CodeHeaderMismatch                  = -32020
-	CodeMissingRequiredClientCapability = -32021
-	CodeUnsupportedProtocolVersion      = -32022
-	CodeURLElicitationRequired          = -32042
+	CodeHeaderMismatch         = runtime.CodeHeaderMismatch
+	CodeURLElicitationRequired = runtime.CodeURLElicitationRequired
+
+	// CodeMissingRequiredClientCapability is [runtime.CodeMissingCapability].
+	//
+	// Deprecated: use [runtime.CodeMissingCapability], the one name.
+	CodeMissingRequiredClientCapability = runtime.CodeMissingCapability
+	// CodeUnsupportedProtocolVersion is [runtime.CodeUnsupportedVersion].
+	//
+	// Deprecated: use [runtime.CodeUnsupportedVersion], the one name.
+	CodeUnsupportedProtocolVersion = runtime.CodeUnsupportedVersion
 )
 
-// RPCError is a JSON-RPC error object, returned when the server answers a
-// request with an error response (whatever the HTTP status).
-type RPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-func (e *RPCError) Error() string {
-	if len(e.Data) > 0 {
-		return fmt.Sprintf("json-rpc error %d: %s (data: %s)", e.Code, e.Message, compactJSON(e.Data))
-	}
-	return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message)
-}
+// RPCError is a JSON-RPC error object: the runtime's type, one declaration
+// for both ends. The client returns it when the server answers a request
+// with an error response (whatever the HTTP status); an [Options.OnElicit]
+// callback returns one to answer the elicitation with that error.
+type RPCError = runtime.RPCError
 
 // HTTPError is a non-2xx HTTP answer that carried no JSON-RPC error.
 type HTTPError struct {

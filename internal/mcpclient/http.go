@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/go-elicit/elicit/runtime"
 )
 
 // httpTransport is the Streamable HTTP transport: each request is a POST
@@ -30,7 +32,7 @@ func (t httpTransport) roundTrip(ctx context.Context, x *exchange, body []byte, 
 	}
 	defer resp.Body.Close()
 	if x.method == methodInitialize && resp.StatusCode/100 == 2 {
-		if err := c.setSession(resp.Header.Get(headerSessionID)); err != nil {
+		if err := c.setSession(resp.Header.Get(runtime.HeaderSessionID)); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +128,7 @@ func (x *exchange) stream(ctx context.Context, resp *http.Response) (json.RawMes
 			return nil, fmt.Errorf("%w to request %s", ErrStreamEnded, x.id)
 		}
 		c.trace.notef(x.n, "stream ended before the response; resuming after %s with Last-Event-ID %q", pos.retry, pos.lastID)
-		if err := sleep(ctx, pos.retry); err != nil {
+		if err := Sleep(ctx, pos.retry); err != nil {
 			return nil, err
 		}
 		next, err := x.resume(ctx, pos.lastID)
@@ -150,7 +152,7 @@ type streamPos struct {
 // any event arrived.
 func (x *exchange) readEvents(ctx context.Context, body io.Reader, pos *streamPos) (res json.RawMessage, done, got bool, err error) {
 	c := x.c
-	r := newSSEReader(body, c.opts.MaxMessageBytes)
+	r := NewEventReader(body, c.opts.MaxMessageBytes)
 	for {
 		ev, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -261,15 +263,15 @@ func (c *Client) send(ctx context.Context, n int64, method string, body []byte, 
 		req.Header.Set("Accept", contentTypeSSE)
 	}
 	if sid := c.session(); sid != "" {
-		req.Header.Set(headerSessionID, sid)
+		req.Header.Set(runtime.HeaderSessionID, sid)
 	}
 	if v := c.headerVersion(); v != "" {
-		req.Header.Set(headerProtocol, v)
+		req.Header.Set(runtime.HeaderProtocolVersion, v)
 	}
 	if c.modern && rpcMethod != "" {
-		req.Header.Set(headerMethod, rpcMethod)
+		req.Header.Set(runtime.HeaderMethod, rpcMethod)
 		if rpcName != "" {
-			req.Header.Set(headerName, rpcName)
+			req.Header.Set(runtime.HeaderName, rpcName)
 		}
 	}
 	if lastEventID != "" {
@@ -301,7 +303,7 @@ func (c *Client) statusError(n int64, method string, resp *http.Response) error 
 		}
 		err = &HTTPError{Method: method, StatusCode: resp.StatusCode, Status: resp.Status, Body: msg}
 	}
-	if resp.StatusCode == http.StatusNotFound && resp.Request != nil && resp.Request.Header.Get(headerSessionID) != "" {
+	if resp.StatusCode == http.StatusNotFound && resp.Request != nil && resp.Request.Header.Get(runtime.HeaderSessionID) != "" {
 		return fmt.Errorf("%w: %w", ErrSessionNotFound, err)
 	}
 	return err

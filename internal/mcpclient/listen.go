@@ -47,7 +47,7 @@ func (c *Client) listen(ctx context.Context, ready chan<- struct{}) {
 		} else {
 			fruitless++
 		}
-		if sleep(ctx, pos.retry) != nil {
+		if Sleep(ctx, pos.retry) != nil {
 			return
 		}
 	}

@@ -30,18 +30,27 @@ type Event struct {
 // errEventTooLarge is returned when one event exceeds the size limit.
 var errEventTooLarge = errors.New("sse event too large")
 
-// sseReader reads events from a text/event-stream body.
-type sseReader struct {
+// EventReader reads events from a text/event-stream body. It is the
+// module's one SSE parser on the client side: the client reads its
+// response streams with it, and so does the load driver, which speaks raw
+// HTTP for the rest.
+type EventReader struct {
 	sc    *bufio.Scanner
 	max   int
 	first bool
 }
 
-func newSSEReader(r io.Reader, maxEvent int) *sseReader {
+// NewEventReader reads the events of r; an event (or one line) larger than
+// maxEvent bytes is an error. maxEvent <= 0 means 16 MiB, the client's
+// default for one message.
+func NewEventReader(r io.Reader, maxEvent int) *EventReader {
+	if maxEvent <= 0 {
+		maxEvent = defaultMaxMessage
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxEvent)
 	sc.Split(splitSSELines())
-	return &sseReader{sc: sc, max: maxEvent, first: true}
+	return &EventReader{sc: sc, max: maxEvent, first: true}
 }
 
 // splitSSELines splits on "\n", "\r\n" or a lone "\r". A "\r" at the end of
@@ -78,7 +87,10 @@ func splitSSELines() bufio.SplitFunc {
 // Next returns the next dispatched event. An event cut off by the end of
 // the stream is discarded, as the standard says. At the end it returns
 // io.EOF.
-func (r *sseReader) Next() (Event, error) {
+func (r *EventReader) Next() (Event, error) {
+	if r.sc == nil {
+		return Event{}, errors.New("mcpclient: EventReader not made by NewEventReader")
+	}
 	var (
 		ev     Event
 		data   strings.Builder

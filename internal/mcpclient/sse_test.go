@@ -11,7 +11,7 @@ import (
 
 func readAll(t *testing.T, r io.Reader, max int) ([]Event, error) {
 	t.Helper()
-	sr := newSSEReader(r, max)
+	sr := NewEventReader(r, max)
 	var evs []Event
 	for {
 		ev, err := sr.Next()
@@ -125,5 +125,21 @@ func TestElicitationCapabilityJSON(t *testing.T) {
 		if string(b) != tc.json || tc.c.Supports("form") != tc.form || tc.c.Supports("") != tc.form || tc.c.Supports("url") != tc.url || tc.c.Supports("x") {
 			t.Errorf("%+v: json %s form %v url %v", tc.c, b, tc.c.Supports("form"), tc.c.Supports("url"))
 		}
+	}
+}
+
+func TestEventReaderEdges(t *testing.T) {
+	var zero EventReader
+	if _, err := zero.Next(); err == nil || !strings.Contains(err.Error(), "NewEventReader") {
+		t.Errorf("zero EventReader: %v, want an error naming NewEventReader", err)
+	}
+	// maxEvent <= 0 takes the default bound, not a zero one.
+	r := NewEventReader(strings.NewReader("data: "+strings.Repeat("x", 100<<10)+"\n\n"), 0)
+	ev, err := r.Next()
+	if err != nil || len(ev.Data) != 100<<10 {
+		t.Fatalf("default bound: %d bytes, %v", len(ev.Data), err)
+	}
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Errorf("after the last event: %v, want io.EOF", err)
 	}
 }

@@ -157,18 +157,7 @@ func rawStdioServer(ignoreEOF bool) int {
 func connectStdio(t *testing.T, command []string, opts mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	opts.Command = command
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := mcpclient.Connect(ctx, opts)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return c
+	return dial(t, opts)
 }
 
 // buildZe builds examples/ze once per test.

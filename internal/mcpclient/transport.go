@@ -312,8 +312,10 @@ func causeOr(ctx context.Context, err error) error {
 	return err
 }
 
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d or until ctx ends, and then returns ctx's cause. It is the
+// module's one such helper: the client's retry pauses, mcptest's wait
+// directive and the conformance fixture's slow tools use it.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

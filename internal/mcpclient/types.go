@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/go-elicit/elicit/runtime"
 )
 
-// Protocol versions this client speaks.
+// Protocol versions this client speaks: the runtime's constants, named here
+// too so that a client need not import the server package to name one.
 const (
-	Version20250326 = "2025-03-26"
-	Version20250618 = "2025-06-18"
-	Version20251125 = "2025-11-25"
-	Version20260728 = "2026-07-28"
+	Version20250326 = runtime.Version20250326
+	Version20250618 = runtime.Version20250618
+	Version20251125 = runtime.Version20251125
+	Version20260728 = runtime.Version20260728
 
 	// DefaultProtocol is used when [Options.Protocol] is empty.
 	DefaultProtocol = Version20250618

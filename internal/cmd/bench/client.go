@@ -17,6 +17,13 @@ import (
 // costs is the same in every row. It speaks just what the flows need: POST
 // with a body, responses with Content-Length or chunked bodies, and SSE
 // events inside a body.
+//
+// It is the module's one client-side wire code that does not use
+// internal/mcpclient, on purpose: the benchmark measures the floor of an
+// elicitation round trip, so the client must cost as little as it can and
+// the same for every server, and it must share no code path with the
+// runtime it measures (mcpclient uses the runtime's types, net/http's
+// client and a spec-complete SSE parser, all of which would be measured).
 
 var errProtocol = errors.New("unexpected response")
 
@@ -164,16 +171,16 @@ func (c *rawConn) readHead() (response, error) {
 		}
 		name, value := line[:i], bytes.TrimSpace(line[i+1:])
 		switch {
-		case asciiEqualFold(name, "content-length"):
+		case bytes.EqualFold(name, []byte("content-length")):
 			length, _ = strconv.ParseInt(string(value), 10, 64)
-		case asciiEqualFold(name, "transfer-encoding"):
-			c.chunked = asciiEqualFold(value, "chunked")
-		case asciiEqualFold(name, "content-type"):
+		case bytes.EqualFold(name, []byte("transfer-encoding")):
+			c.chunked = bytes.EqualFold(value, []byte("chunked"))
+		case bytes.EqualFold(name, []byte("content-type")):
 			r.sse = bytes.HasPrefix(value, []byte("text/event-stream"))
-		case asciiEqualFold(name, "mcp-session-id"):
+		case bytes.EqualFold(name, []byte("mcp-session-id")):
 			r.sessionID = string(value)
-		case asciiEqualFold(name, "connection"):
-			c.close = asciiEqualFold(value, "close")
+		case bytes.EqualFold(name, []byte("connection")):
+			c.close = bytes.EqualFold(value, []byte("close"))
 		}
 	}
 	switch {
@@ -188,25 +195,6 @@ func (c *rawConn) readHead() (response, error) {
 	c.events.Reset(c.body)
 	c.open = true
 	return r, nil
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		x, y := b[i], s[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
 
 // readAll reads the rest of the body.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
 )
 
@@ -115,8 +116,8 @@ func (d *driver) legacyCall(ctx context.Context, c *client, call int) {
 		d.callFailed(call, "tools/call: want a 200 SSE stream, got %d %q: %s", resp.StatusCode, resp.Header.Get("Content-Type"), errorBody(resp))
 		return
 	}
-	r := newSSEReader(resp.Body)
-	data, err := r.next()
+	r := mcpclient.NewEventReader(resp.Body, maxEventBytes)
+	data, err := nextData(r)
 	if err != nil {
 		d.callFailed(call, "reading the elicitation: %v", err)
 		return

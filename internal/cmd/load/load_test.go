@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
 	"go.uber.org/goleak"
 )
@@ -298,27 +299,27 @@ func TestLeftoverNamesLeakedGoroutines(t *testing.T) {
 //go:noinline
 func blockedForTest(release chan struct{}) { <-release }
 
-func TestSSEReader(t *testing.T) {
-	in := ": comment\n\nid: a-1\nevent: message\ndata: {\"a\":1}\n\nretry: 10\ndata: x\r\ndata: y\r\n\r\n"
-	r := newSSEReader(strings.NewReader(in))
-	for _, want := range []string{`{"a":1}`, "x\ny"} {
-		got, err := r.next()
+func TestNextData(t *testing.T) {
+	in := ": comment\n\nid: a-1\n\nid: a-2\nevent: message\ndata: {\"a\":1}\n\nretry: 10\ndata: x\r\ndata: y\r\n\r\ndata: cut off"
+	r := mcpclient.NewEventReader(strings.NewReader(in), maxEventBytes)
+	for _, want := range []string{`{"a":1}`, "x\ny"} { // the priming event a-1 is skipped
+		got, err := nextData(r)
 		if err != nil || string(got) != want {
-			t.Fatalf("next: %q %v, want %q", got, err, want)
+			t.Fatalf("nextData: %q %v, want %q", got, err, want)
 		}
 	}
-	if _, err := r.next(); err != io.EOF {
+	// An event cut off by the end of the stream is no event: the call then
+	// lacks its response, which readResponses' caller reports.
+	if _, err := nextData(r); err != io.EOF {
 		t.Fatalf("at the end: %v, want io.EOF", err)
 	}
-	for _, bad := range []string{
-		"data: {}\n",   // the stream ends inside an event
-		"data: {}",     // and inside a line
-		"bogus: 1\n\n", // an unknown field
-		"data: " + strings.Repeat("x", 70<<10) + "\n", // a line longer than the buffer
-	} {
-		if _, err := newSSEReader(strings.NewReader(bad)).next(); !errors.Is(err, errProtocol) {
-			t.Errorf("%.20q: %v, want a protocol error", bad, err)
-		}
+	big := "data: " + strings.Repeat("x", maxEventBytes) + "\n\n"
+	if _, err := nextData(mcpclient.NewEventReader(strings.NewReader(big), maxEventBytes)); err == nil {
+		t.Errorf("an event over %d bytes was read", maxEventBytes)
+	}
+	primes := strings.Repeat("id: p\n\n", maxStreamEvents+1)
+	if _, err := nextData(mcpclient.NewEventReader(strings.NewReader(primes), maxEventBytes)); !errors.Is(err, errProtocol) {
+		t.Errorf("endless events without data: %v, want a protocol error", err)
 	}
 }
 

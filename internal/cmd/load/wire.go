@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,13 +13,17 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
 )
 
 // The client side speaks raw HTTP, like the runtime's own wire tests: the
 // driver must see every byte (how many responses a stream carried, whether
-// it ended), close a stream mid-elicitation and drop a retry, which a
-// protocol library would rightly hide or refuse.
+// it ended), close a stream mid-elicitation without a cancellation and drop
+// a retry, which internal/mcpclient rightly hides or refuses (it sends
+// notifications/cancelled when a call ends early, and retries
+// input_required itself). What is the same job, parsing a stream's SSE
+// events, is mcpclient's EventReader.
 
 const (
 	acceptBoth    = "application/json, text/event-stream"
@@ -105,79 +108,29 @@ func (w *wire) do(ctx context.Context, method string, body []byte, headers ...st
 	return resp.StatusCode, b, nil
 }
 
-// sseReader reads the data of SSE events from a response body.
-type sseReader struct {
-	br *bufio.Reader
-}
-
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the data of the next event (multi-line data joined with
-// "\n"); io.EOF when the stream ended cleanly between events.
-func (r *sseReader) next() ([]byte, error) {
-	var data []byte
-	seen := false
-	for range maxEventBytes / 2 { // a bound on lines; events are one line in practice
-		line, err := r.readLine()
+// nextData returns the data of the next SSE event that carries any (a
+// priming event carries only an id); io.EOF when the stream ended. The
+// events are parsed by mcpclient's reader, the module's one SSE parser.
+func nextData(r *mcpclient.EventReader) ([]byte, error) {
+	for range maxStreamEvents {
+		ev, err := r.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) && seen {
-				return nil, protocolf("stream ended inside an event")
-			}
 			return nil, err
 		}
-		if len(line) == 0 {
-			if seen {
-				return data, nil
-			}
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "data":
-			if seen {
-				data = append(data, '\n')
-			}
-			data = append(data, value...)
-			seen = true
-			if len(data) > maxEventBytes {
-				return nil, protocolf("event larger than %d bytes", maxEventBytes)
-			}
-		case "", "id", "event", "retry":
-			// comments and fields the driver does not need
-		default:
-			return nil, protocolf("unknown SSE field %q", field)
+		if ev.Data != "" {
+			return []byte(ev.Data), nil
 		}
 	}
-	return nil, protocolf("event has too many lines")
-}
-
-func (r *sseReader) readLine() ([]byte, error) {
-	line, err := r.br.ReadSlice('\n')
-	switch {
-	case errors.Is(err, bufio.ErrBufferFull):
-		return nil, protocolf("SSE line longer than %d bytes", r.br.Size())
-	case err != nil && len(line) == 0:
-		return nil, err
-	case err != nil:
-		return nil, fmt.Errorf("%w: stream ended inside a line: %w", errProtocol, err)
-	}
-	line = bytes.TrimSuffix(line[:len(line)-1], []byte("\r"))
-	return line, nil
+	return nil, protocolf("more than %d events without data", maxStreamEvents)
 }
 
 // message is a JSON-RPC message as the client reads it.
 type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	ID     json.RawMessage   `json:"id"`
+	Method string            `json:"method"`
+	Params json.RawMessage   `json:"params"`
+	Result json.RawMessage   `json:"result"`
+	Error  *runtime.RPCError `json:"error"`
 }
 
 func (m *message) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
@@ -248,7 +201,7 @@ func jsonEqual(a, b []byte) bool {
 // every response frame with the call's id. Server requests on it fail the
 // read (a modern stream must carry none; a legacy one only before the
 // answer, which the caller reads itself); notifications are skipped.
-func readResponses(resp *http.Response, r *sseReader, id string) ([]message, error) {
+func readResponses(resp *http.Response, r *mcpclient.EventReader, id string) ([]message, error) {
 	if !isSSE(resp) {
 		b, err := io.ReadAll(io.LimitReader(resp.Body, maxEventBytes+1))
 		if err != nil {
@@ -264,11 +217,11 @@ func readResponses(resp *http.Response, r *sseReader, id string) ([]message, err
 		return []message{m}, nil
 	}
 	if r == nil {
-		r = newSSEReader(resp.Body)
+		r = mcpclient.NewEventReader(resp.Body, maxEventBytes)
 	}
 	var out []message
 	for range maxStreamEvents {
-		data, err := r.next()
+		data, err := nextData(r)
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}

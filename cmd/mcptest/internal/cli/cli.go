@@ -267,7 +267,7 @@ func (r *runner) run(directives []script.Directive) (status int) {
 			r.queue = append(r.queue, d)
 			r.mu.Unlock()
 		case script.Wait:
-			if err := sleep(ctx, d.Wait); err != nil {
+			if err := mcpclient.Sleep(ctx, d.Wait); err != nil {
 				r.errorf("%s:%d: %v", scriptName, d.Line, err)
 				return ExitFailure
 			}
@@ -372,17 +372,6 @@ func cause(ctx context.Context, err error) error {
 		return context.Cause(ctx)
 	}
 	return err
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 func plural(n int, one, many string) string {
