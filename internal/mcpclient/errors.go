@@ -42,15 +42,6 @@ const (
 
 	CodeHeaderMismatch         = runtime.CodeHeaderMismatch
 	CodeURLElicitationRequired = runtime.CodeURLElicitationRequired
-
-	// CodeMissingRequiredClientCapability is [runtime.CodeMissingCapability].
-	//
-	// Deprecated: use [runtime.CodeMissingCapability], the one name.
-	CodeMissingRequiredClientCapability = runtime.CodeMissingCapability
-	// CodeUnsupportedProtocolVersion is [runtime.CodeUnsupportedVersion].
-	//
-	// Deprecated: use [runtime.CodeUnsupportedVersion], the one name.
-	CodeUnsupportedProtocolVersion = runtime.CodeUnsupportedVersion
 )
 
 // RPCError is a JSON-RPC error object: the runtime's type, one declaration

@@ -154,7 +154,7 @@ func checkScript(answers []Answer) error {
 		case a.err != nil:
 			return fmt.Errorf("answer %d: %w", i+1, a.err)
 		case a.action == "" && a.respond == nil:
-			return fmt.Errorf("answer %d is the zero Answer: build answers with elicittest.Accept, Decline, Cancel, ...", i+1)
+			return fmt.Errorf("answer %d is the zero Answer: build answers with elicittest.Accept, Decline, Cancel or another constructor", i+1)
 		}
 	}
 	return nil

@@ -184,7 +184,7 @@ func TestMissingCapability(t *testing.T) {
 	c := connect(t, f.url, "2026-07-28", nil)
 	_, err := call(t, c, "strict")
 	var rpcErr *mcpclient.RPCError
-	if !errors.As(err, &rpcErr) || rpcErr.Code != mcpclient.CodeMissingRequiredClientCapability || !strings.Contains(string(rpcErr.Data), `"elicitation":{"form":{}}`) {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != runtime.CodeMissingCapability || !strings.Contains(string(rpcErr.Data), `"elicitation":{"form":{}}`) {
 		t.Fatalf("got %v, want -32021", err)
 	}
 	sessionful := connect(t, f.url, "2025-11-25", nil)
