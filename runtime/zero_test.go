@@ -159,7 +159,7 @@ func TestZeroValues(t *testing.T) {
 			t.Errorf("URLElicitationRequired: %v", e)
 		}
 		for _, e := range []error{&runtime.RPCError{}, &runtime.ClientError{}, &runtime.MissingCapabilityError{}, &runtime.SchemaError{}} {
-			if !strings.HasPrefix(e.Error(), "elicit") && !strings.HasPrefix(e.Error(), "jsonrpc") {
+			if !strings.HasPrefix(e.Error(), "elicit") && !strings.HasPrefix(e.Error(), "json-rpc") {
 				t.Errorf("%T: %q", e, e.Error())
 			}
 			_ = errors.Is(e, runtime.ErrElicitFailed)
