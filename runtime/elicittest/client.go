@@ -121,7 +121,7 @@ func (c *Client) setCall(cl *call) {
 	c.mu.Unlock()
 }
 
-// argsJSON encodes a Call's arguments: nil (a nil map or pointer too) and
+// argsJSON encodes a Call's arguments: nil (a nil map, pointer or slice too) and
 // null are none, JSON text is sent as is, anything else is marshalled; the
 // result must be an object.
 func argsJSON(args any) (json.RawMessage, error) {
@@ -129,7 +129,7 @@ func argsJSON(args any) (json.RawMessage, error) {
 		return nil, nil
 	}
 	switch v := reflect.ValueOf(args); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Interface:
+	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Slice:
 		if v.IsNil() {
 			return nil, nil
 		}

@@ -61,6 +61,19 @@
 //	        asked:
 //	          1. form "Where should the service go?" → Decline()
 //
-// Not here yet: calling a handler function directly, without a server;
-// that waits for handlers to find their call through ctx alone.
+// # Handlers called directly
+//
+// [Handle] tests a handler function without building a server: it calls
+// h with the given arguments and answers on every protocol version and
+// returns the [Results], whose Want methods check each:
+//
+//	elicittest.Handle(t, deploy.Deploy, struct{}{}, elicittest.Decline()).
+//		WantError(t, "not deployed: elicit: declined by the user")
+//
+// Under the hood it serves h as the one tool of an in-process
+// *runtime.Server over stdio and calls it from a real client, so h gets
+// a real call's ctx and request; [HandleTool] does the same for a
+// runtime.ToolHandler. A handler called by hand with context.Background()
+// and &runtime.CallToolRequest{} gets runtime.ErrNoCall from Elicit[T]
+// and the rest, with the fix in its text; nothing panics.
 package elicittest

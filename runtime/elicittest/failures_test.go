@@ -189,6 +189,21 @@ func TestFailureTranscript(t *testing.T) {
         	got  isError result "not deployed: elicit: canceled by the user"
         	asked:
         	  1. form "Where should the service go?" → canceled by elicittest
+    wrong_test.go:33: elicittest: "deploy.Deploy" on 2025-06-18 over stdio:
+        	want an isError result containing "not deployed: the user did not confirm"
+        	got  isError result "not deployed: elicit: declined by the user"
+        	asked:
+        	  1. form "Where should the service go?" → Decline()
+    wrong_test.go:33: elicittest: "deploy.Deploy" on 2025-11-25 over stdio:
+        	want an isError result containing "not deployed: the user did not confirm"
+        	got  isError result "not deployed: elicit: declined by the user"
+        	asked:
+        	  1. form "Where should the service go?" → Decline()
+    wrong_test.go:33: elicittest: "deploy.Deploy" on 2026-07-28 over stdio:
+        	want an isError result containing "not deployed: the user did not confirm"
+        	got  isError result "not deployed: elicit: declined by the user"
+        	asked:
+        	  1. form "Where should the service go?" → Decline()
 `
 	if got != want {
 		t.Errorf("the transcript differs; want\n%s", want)
