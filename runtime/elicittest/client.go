@@ -252,7 +252,7 @@ func (cl *call) mismatch(a Answer, e Elicitation) string {
 	if err != nil {
 		return fmt.Sprintf("is answered with a %s, which cannot be asked on %s (%v); it was canceled", a.form.Name, cl.protocol, err)
 	}
-	if diff := questionDiff(a.form.Name, want, e.Schema); diff != "" {
+	if diff := questionDiff(a.form.Name, cl.protocol, want, e.Schema); diff != "" {
 		return fmt.Sprintf("did not ask for the %s of %v: %s\n\tasked:   %s\n\t%s is: %s\n\tit was canceled; check the order of the answers",
 			a.form.Name, a, diff, e.Schema, a.form.Name, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/go-elicit/elicit/internal/subset"
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
@@ -15,9 +16,10 @@ import (
 // in three ways, and in no other: its defaults (a per-call prefill, or
 // the valid answers of a re-ask), the members of its enums (choices given
 // at the call: enum, enumNames, oneOf, and items' enum or anyOf), and
-// optional properties left out (those the client's version cannot carry).
-// Property names, types, titles, bounds, formats and which of the asked
-// properties are required must be the form's.
+// optional properties left out because the client's version cannot carry
+// them (a multi-select on 2025-06-18). Property names, types, titles,
+// bounds, formats and which of the asked properties are required must be
+// the form's.
 
 // formSchemaFor returns the schema a question of form d on protocol is
 // compared with: the form's for that version or, when the version cannot
@@ -38,10 +40,10 @@ func formSchemaFor(d *formimpl.Descriptor, protocol string) ([]byte, error) {
 	return nil, err
 }
 
-// questionDiff says how the question's schema asked differs from form, the
-// schema of the form called name, beyond what a call may change ("" when
-// it asks that form).
-func questionDiff(name string, form, asked []byte) string {
+// questionDiff says how the question's schema asked, on protocol, differs
+// from form, the schema of the form called name, beyond what a call may
+// change ("" when it asks that form).
+func questionDiff(name, protocol string, form, asked []byte) string {
 	var f, a map[string]any
 	if err := json.Unmarshal(form, &f); err != nil || f == nil {
 		return fmt.Sprintf("the %s's schema is not a JSON object", name)
@@ -69,8 +71,14 @@ func questionDiff(name string, form, asked []byte) string {
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(fp)) {
-		if _, ok := ap[p]; !ok && fr[p] {
+		if _, ok := ap[p]; ok {
+			continue
+		}
+		switch {
+		case fr[p]:
 			return fmt.Sprintf("it leaves out %q, which the %s requires", p, name)
+		case carries(protocol, p, fp[p]):
+			return fmt.Sprintf("it leaves out %q, which the %s has and %s can carry", p, name, protocol)
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(ar)) {
@@ -79,6 +87,19 @@ func questionDiff(name string, form, asked []byte) string {
 		}
 	}
 	return ""
+}
+
+// carries reports whether protocol can carry the property schema p, its
+// enum members and default aside: the subset checker finds no feature in
+// it that the version lacks.
+func carries(protocol, name string, p any) bool {
+	schema := map[string]any{"type": "object", "properties": map[string]any{name: propertyShape(p)}}
+	for _, v := range subset.Check(schema, protocol) {
+		if v.Feature != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // topLevel is a schema without its properties and required.
