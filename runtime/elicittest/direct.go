@@ -101,7 +101,8 @@ func handle(t testing.TB, name string, h runtime.ToolHandler, args any, answers 
 }
 
 // funcName names a handler's tool after its function: "deploy.Deploy",
-// "mypkg.TestX.func1"; "handler" when it has no usable name. Tool names
+// "mypkg.TestX.func1", "mypkg.T.Method"; "handler" when it has no usable
+// name. Tool names
 // are kept to the characters MCP allows in them.
 func funcName(h any) string {
 	f := goruntime.FuncForPC(reflect.ValueOf(h).Pointer())
@@ -110,7 +111,8 @@ func funcName(h any) string {
 	}
 	name := f.Name()
 	name = name[strings.LastIndex(name, "/")+1:]
-	name = strings.ReplaceAll(name, "[...]", "") // a generic function's instance
+	name = strings.TrimSuffix(name, "-fm")                                           // a method value
+	name = strings.NewReplacer("[...]", "", "(", "", ")", "", "*", "").Replace(name) // a generic instance, a pointer receiver
 	name = strings.Map(func(r rune) rune {
 		if r == '_' || r == '-' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
 			return r

@@ -66,6 +66,8 @@ func TestHandleGivesTheHandlerARealCall(t *testing.T) {
 		}
 		return &runtime.CallToolResult{StructuredContent: in}, nil
 	}
+	var tools toolSet
+	elicittest.HandleTool(t, tools.name, nil).WantText(t, "elicittest_test.toolSet.name")
 	res = elicittest.HandleTool(t, count, `{"N":4}`)
 	res.WantStructured(t, `{"N":4}`)
 	res.WantAsked(t)
@@ -130,4 +132,11 @@ func TestHandleFailuresAreReported(t *testing.T) {
 	}, nil)
 	elicittest.HandleTool(r, boom, `{"a":`)
 	r.want(t, `^elicittest: Handle: arguments chan int: json: unsupported type: chan int; nothing was called$`, `arguments: content .* is not JSON`)
+}
+
+type toolSet struct{}
+
+// name answers with the name of its tool.
+func (*toolSet) name(_ context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+	return runtime.TextResult(req.Name), nil
 }
