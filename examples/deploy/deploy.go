@@ -16,12 +16,14 @@ import (
 // NewServer returns a server with the deploy tool.
 func NewServer() *runtime.Server {
 	srv := runtime.NewServer(runtime.Options{Name: "deploy", Version: "1.0.0"})
-	runtime.AddTool(srv, runtime.Tool{Name: "deploy", Description: "Deploy the service; the user says where."}, deploy)
+	runtime.AddTool(srv, runtime.Tool{Name: "deploy", Description: "Deploy the service; the user says where."}, Deploy)
 	return srv
 }
 
-// deploy asks where to deploy, then for a confirmation.
-func deploy(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
+// Deploy is the deploy tool's handler: it asks where to deploy, then for
+// a confirmation. deploy_test.go tests it through NewServer's server and,
+// called directly, with elicittest.Handle.
+func Deploy(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
 	if err := runtime.CanElicit[DeployForm](ctx); err != nil {
 		return runtime.ErrorResult("not deployed: %v", err), nil
 	}

@@ -18,3 +18,10 @@ func TestDeploy(t *testing.T) {
 			WantError(t, `"host" must be a host name; "replicas" must be at most 10`)
 	})
 }
+
+// TestDeployDirectly calls the handler function itself, no server built.
+func TestDeployDirectly(t *testing.T) {
+	web1 := deploy.DeployForm{Host: "web1.example.com", Env: deploy.Staging, Replicas: 3}
+	elicittest.Handle(t, deploy.Deploy, struct{}{}, elicittest.Accept(web1), elicittest.Accept(deploy.ConfirmForm{Confirm: false})).
+		WantError(t, "not deployed: the user did not confirm")
+}

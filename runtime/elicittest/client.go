@@ -121,7 +121,7 @@ func (c *Client) setCall(cl *call) {
 	c.mu.Unlock()
 }
 
-// argsJSON encodes a Call's arguments: nil (a nil map or pointer too) and
+// argsJSON encodes a Call's arguments: nil (a nil map, pointer or slice too) and
 // null are none, JSON text is sent as is, anything else is marshalled; the
 // result must be an object.
 func argsJSON(args any) (json.RawMessage, error) {
@@ -129,7 +129,7 @@ func argsJSON(args any) (json.RawMessage, error) {
 		return nil, nil
 	}
 	switch v := reflect.ValueOf(args); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Interface:
+	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Slice:
 		if v.IsNil() {
 			return nil, nil
 		}
@@ -220,8 +220,11 @@ func (cl *call) next(e Elicitation) Answer {
 	if problem == "" {
 		problem = cl.mismatch(a, e)
 	}
-	if problem != "" {
+	switch {
+	case problem != "":
 		a = Answer{action: mcpclient.ActionCancel, desc: "canceled by elicittest"}
+	case a.form != nil && e.Mode == mcpclient.ModeForm:
+		a.content = onlyAsked(a.content, e.Schema)
 	}
 	e.answer = a.desc
 	cl.mu.Lock()
@@ -245,13 +248,13 @@ func (cl *call) mismatch(a Answer, e Elicitation) string {
 	case a.form == nil || e.Mode != mcpclient.ModeForm:
 		return ""
 	}
-	want, err := runtime.FormSchema(a.form, cl.protocol)
+	want, err := formSchemaFor(a.form, cl.protocol)
 	if err != nil {
 		return fmt.Sprintf("is answered with a %s, which cannot be asked on %s (%v); it was canceled", a.form.Name, cl.protocol, err)
 	}
-	if !jsonEqual(want, e.Schema) {
-		return fmt.Sprintf("did not ask for the %s of %v\n\tasked:   %s\n\t%s is: %s\n\tit was canceled; check the order of the answers",
-			a.form.Name, a, e.Schema, a.form.Name, want)
+	if diff := questionDiff(a.form.Name, cl.protocol, want, e.Schema); diff != "" {
+		return fmt.Sprintf("did not ask for the %s of %v: %s\n\tasked:   %s\n\t%s is: %s\n\tit was canceled; check the order of the answers",
+			a.form.Name, a, diff, e.Schema, a.form.Name, want)
 	}
 	return ""
 }

@@ -1,14 +1,16 @@
 package elicittest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/go-elicit/elicit/examples/deploy"
+	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/elicittest"
 )
 
@@ -31,6 +33,29 @@ func Example() {
 	// deployed 3 replicas to staging on web1.example.com
 	// form "Where should the service go?" → Accept(deploy.DeployForm{"host":"web1.example.com","env":"staging","replicas":3})
 	// form "Deploy 3 replicas to staging on web1.example.com?" → Accept(deploy.ConfirmForm{"confirm":true})
+}
+
+// A handler tested without building a server: Handle serves it as the
+// one tool of an in-process server and calls it on every protocol version
+// (the handler runs again for each input_required round of 2026-07-28).
+// Called by hand with context.Background(), it has no call to ask in.
+func ExampleHandle() {
+	test(func(t testing.TB) {
+		res := elicittest.Handle(t, deploy.Deploy, struct{}{},
+			elicittest.Accept(deploy.DeployForm{Host: "db1.example.com", Env: deploy.Production, Replicas: 2}),
+			elicittest.Accept(deploy.ConfirmForm{Confirm: false}))
+		res.WantError(t, "not deployed: the user did not confirm")
+		for i, r := range res {
+			fmt.Println(elicittest.Protocols()[i], r.Rounds, r.Text)
+		}
+		byHand, _ := deploy.Deploy(context.Background(), &runtime.CallToolRequest{}, struct{}{})
+		fmt.Println(byHand.Content[0].Text)
+	})
+	// Output:
+	// 2025-06-18 0 not deployed: the user did not confirm
+	// 2025-11-25 0 not deployed: the user did not confirm
+	// 2026-07-28 2 not deployed: the user did not confirm
+	// not deployed: elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it
 }
 
 // Content the form refuses, sent as is: the handler's answer names every
@@ -124,11 +149,11 @@ func (*printingT) Error(args ...any) {
 }
 func (t *printingT) Fatalf(format string, args ...any) {
 	t.Errorf(format, args...)
-	runtime.Goexit()
+	goruntime.Goexit()
 }
 func (t *printingT) Fatal(args ...any) {
 	t.Error(args...)
-	runtime.Goexit()
+	goruntime.Goexit()
 }
 func (t *printingT) Cleanup(f func()) {
 	t.mu.Lock()

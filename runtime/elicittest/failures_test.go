@@ -71,7 +71,7 @@ func TestFailuresAreReported(t *testing.T) {
 		r.want(t, `^`+head+`: 1 scripted answer\(s\) never asked for: Decline\(\); the handler asked 1 question\(s\)\n\tasked:\n\t  1\. form "Who\?" → Accept\(testform\.NameForm\{"name":"Ada"\}\)$`)
 
 		c.Call(r, "greet", nil, elicittest.Accept(deploy.ConfirmForm{Confirm: true})).WantText(r, "hello Ada")
-		r.want(t, `^`+head+`: elicitation 1 \(form "Who\?"\) did not ask for the ConfirmForm of Accept\(deploy\.ConfirmForm\{"confirm":true\}\)\n\tasked:   \{.*"name".*\}\n\tConfirmForm is: \{.*"confirm".*\}\n\tit was canceled; check the order of the answers$`,
+		r.want(t, `^`+head+`: elicitation 1 \(form "Who\?"\) did not ask for the ConfirmForm of Accept\(deploy\.ConfirmForm\{"confirm":true\}\): it asks for "name", which the ConfirmForm does not have\n\tasked:   \{.*"name".*\}\n\tConfirmForm is: \{.*"confirm".*\}\n\tit was canceled; check the order of the answers$`,
 			`^`+head+`:\n\twant text "hello Ada"\n\tgot  isError result "elicit: canceled by the user"\n\tasked:\n\t  1\. form "Who\?" → canceled by elicittest$`)
 
 		c.Call(r, "greet", nil, elicittest.Respond(func(elicittest.Elicitation) elicittest.Answer { return elicittest.Answer{} })).WantError(r, "canceled")
@@ -177,7 +177,7 @@ func TestFailureTranscript(t *testing.T) {
         	asked:
         	  1. form "Where should the service go?" → Accept(deploy.DeployForm{"host":"web1.example.com","env":"staging","replicas":3})
         	  2. form "Deploy 3 replicas to staging on web1.example.com?" → canceled by elicittest
-    wrong_test.go:31: elicittest: "deploy" on 2025-11-25 over http: elicitation 1 (form "Where should the service go?") did not ask for the ConfirmForm of Accept(deploy.ConfirmForm{"confirm":true})
+    wrong_test.go:31: elicittest: "deploy" on 2025-11-25 over http: elicitation 1 (form "Where should the service go?") did not ask for the ConfirmForm of Accept(deploy.ConfirmForm{"confirm":true}): it asks for "env", which the ConfirmForm does not have
         	asked:   {"type":"object","properties":{"host":{"type":"string","title":"Host","description":"Host to deploy to."},"env":{"type":"string","title":"Environment","description":"Environment the host belongs to.","oneOf":[{"const":"staging","title":"Staging"},{"const":"production","title":"Production"}]},"replicas":{"type":"integer","title":"Replicas","description":"Number of replicas to run.","minimum":1,"maximum":10}},"required":["host","env","replicas"]}
         	ConfirmForm is: {"type":"object","properties":{"confirm":{"type":"boolean","title":"Deploy now","description":"Deploy now?"}},"required":["confirm"]}
         	it was canceled; check the order of the answers
@@ -189,6 +189,21 @@ func TestFailureTranscript(t *testing.T) {
         	got  isError result "not deployed: elicit: canceled by the user"
         	asked:
         	  1. form "Where should the service go?" → canceled by elicittest
+    wrong_test.go:33: elicittest: "deploy.Deploy" on 2025-06-18 over stdio:
+        	want an isError result containing "not deployed: the user did not confirm"
+        	got  isError result "not deployed: elicit: declined by the user"
+        	asked:
+        	  1. form "Where should the service go?" → Decline()
+    wrong_test.go:33: elicittest: "deploy.Deploy" on 2025-11-25 over stdio:
+        	want an isError result containing "not deployed: the user did not confirm"
+        	got  isError result "not deployed: elicit: declined by the user"
+        	asked:
+        	  1. form "Where should the service go?" → Decline()
+    wrong_test.go:33: elicittest: "deploy.Deploy" on 2026-07-28 over stdio:
+        	want an isError result containing "not deployed: the user did not confirm"
+        	got  isError result "not deployed: elicit: declined by the user"
+        	asked:
+        	  1. form "Where should the service go?" → Decline()
 `
 	if got != want {
 		t.Errorf("the transcript differs; want\n%s", want)

@@ -138,6 +138,17 @@ func (s *Server) Connect(t testing.TB, conn Conn) *Client {
 		t.Fatal("elicittest: Connect on a nil or zero Server: get one from elicittest.NewServer")
 		return nil
 	}
+	c, closeClient := s.connect(t, conn)
+	if c != nil {
+		t.Cleanup(closeClient)
+	}
+	return c
+}
+
+// connect is Connect without the cleanup: closeClient closes the client
+// and, over stdio, waits for its ServeStdio to return.
+func (s *Server) connect(t testing.TB, conn Conn) (c *Client, closeClient func()) {
+	t.Helper()
 	if conn.Protocol == "" {
 		conn.Protocol = runtime.Version20260728
 	}
@@ -146,9 +157,9 @@ func (s *Server) Connect(t testing.TB, conn Conn) *Client {
 	}
 	if !slices.Contains(mcpclient.Versions(), conn.Protocol) {
 		t.Fatalf("elicittest: Connect: unknown protocol version %q: use one of %q", conn.Protocol, mcpclient.Versions())
-		return nil
+		return nil, nil
 	}
-	c := &Client{protocol: conn.Protocol, transport: conn.Transport, timeout: s.CallTimeout}
+	c = &Client{protocol: conn.Protocol, transport: conn.Transport, timeout: s.CallTimeout}
 	if c.timeout <= 0 {
 		c.timeout = DefaultCallTimeout
 	}
@@ -163,7 +174,7 @@ func (s *Server) Connect(t testing.TB, conn Conn) *Client {
 	case NoElicitation:
 	default:
 		t.Fatalf("elicittest: Connect: unknown Capability %d: use FormAndURL, FormOnly or NoElicitation", conn.Elicitation)
-		return nil
+		return nil, nil
 	}
 	var stopServer func()
 	switch conn.Transport {
@@ -172,12 +183,12 @@ func (s *Server) Connect(t testing.TB, conn Conn) *Client {
 	case Stdio:
 		if s.rt == nil {
 			t.Fatal("elicittest: Connect: stdio needs a *runtime.Server; an http.Handler of another library is served over HTTP only")
-			return nil
+			return nil, nil
 		}
 		opts.Pipe, stopServer = s.serveStdio(t)
 	default:
 		t.Fatalf("elicittest: Connect: unknown transport %q: use elicittest.HTTP or elicittest.Stdio", conn.Transport)
-		return nil
+		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
@@ -187,10 +198,10 @@ func (s *Server) Connect(t testing.TB, conn Conn) *Client {
 			stopServer()
 		}
 		t.Fatalf("elicittest: connecting over %s with protocol %s: %v", conn.Transport, conn.Protocol, err)
-		return nil
+		return nil, nil
 	}
 	c.mc = mc
-	t.Cleanup(func() {
+	return c, func() {
 		if err := mc.Close(); err != nil {
 			t.Errorf("elicittest: closing the %s client (%s): %v", conn.Transport, conn.Protocol, err)
 		}
@@ -200,8 +211,7 @@ func (s *Server) Connect(t testing.TB, conn Conn) *Client {
 		if n, first := mc.ProtocolViolations(); n > 0 {
 			t.Errorf("elicittest: the server broke the protocol %d time(s) over %s (%s); first: %s", n, conn.Transport, conn.Protocol, first)
 		}
-	})
-	return c
+	}
 }
 
 // serveStdio runs s.rt.ServeStdio on a pair of pipes. stop waits for it

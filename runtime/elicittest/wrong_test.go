@@ -29,4 +29,6 @@ func TestDeliberatelyWrongExpectations(t *testing.T) {
 	c.Call(t, "deploy", nil, elicittest.Accept(web1)).WantText(t, "deployed 3 replicas to staging on web1.example.com")
 	// The answers come in the wrong order.
 	c.Call(t, "deploy", nil, elicittest.Accept(yes), elicittest.Accept(web1)).WantText(t, "deployed 3 replicas to staging on web1.example.com")
+	// The handler called directly: the user declines, the test expects a "no".
+	elicittest.Handle(t, deploy.Deploy, struct{}{}, elicittest.Decline()).WantError(t, "not deployed: the user did not confirm")
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/elicittest"
 	"github.com/go-elicit/elicit/runtime/gosdk"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fixture is a go-sdk server with tools that report what Elicit returned.
 type fixture struct {
-	url  string
+	*elicittest.Server
 	errs chan error // the error of every Elicit the "ask" tools made
 }
 
@@ -75,12 +75,7 @@ func start(t *testing.T) *fixture {
 		}
 		return text(first.Name + "+" + second.Name), nil, nil
 	})
-	hs := httptest.NewServer(gosdk.NewStreamableHTTPHandler(s, nil))
-	t.Cleanup(func() {
-		hs.CloseClientConnections()
-		hs.Close()
-	})
-	f.url = hs.URL
+	f.Server = elicittest.NewServer(t, gosdk.NewStreamableHTTPHandler(s, nil))
 	return f
 }
 
@@ -101,48 +96,32 @@ func (f *fixture) lastErr(t *testing.T) error {
 	return adaptertest.Next(t, f.errs)
 }
 
-var versions = adaptertest.Versions
-
 func TestAccept(t *testing.T) {
 	f := start(t)
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, f.url, v, names("Ada"))
-			res, err := call(t, c, "ask")
-			if err != nil || strings.Join(res.Lines(), "") != "hello Ada" {
-				t.Fatalf("got %v, %v", res, err)
-			}
-			if err := f.lastErr(t); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+	f.Each(t, func(t *testing.T, c *elicittest.Client) {
+		c.Call(t, "ask", nil, elicittest.Accept(testform.NameForm{Name: "Ada"})).WantText(t, "hello Ada")
+		if err := f.lastErr(t); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // The tool was not registered through the adapter: no question is sent.
 func TestUnwrapped(t *testing.T) {
 	f := start(t)
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-				t.Error("asked through an unwrapped tool")
-				return mcpclient.ElicitResult{Action: "cancel"}, nil
-			})
-			if _, err := call(t, c, "unwrapped"); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.lastErr(t); !errors.Is(err, runtime.ErrNoCall) {
-				t.Fatalf("got %v, want ErrNoCall", err)
-			}
-		})
-	}
+	f.Each(t, func(t *testing.T, c *elicittest.Client) {
+		c.Call(t, "unwrapped", nil).WantAsked(t) // a question would fail the Call: it has no answer
+		if err := f.lastErr(t); !errors.Is(err, runtime.ErrNoCall) {
+			t.Fatalf("got %v, want ErrNoCall", err)
+		}
+	})
 }
 
 // A client that answers the elicitation with a JSON-RPC error gives
 // ErrElicitFailed with the client's code.
 func TestClientError(t *testing.T) {
 	f := start(t)
-	c := connect(t, f.url, "2025-11-25", func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+	c := connect(t, f.URL, "2025-11-25", func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
 		return mcpclient.ElicitResult{}, &mcpclient.RPCError{Code: -32001, Message: "no user at the keyboard"}
 	})
 	if _, err := call(t, c, "ask"); err != nil {
@@ -159,21 +138,14 @@ func TestClientError(t *testing.T) {
 // on every protocol version.
 func TestBadContent(t *testing.T) {
 	f := start(t)
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-				return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":""}`)}, nil
-			})
-			if _, err := call(t, c, "ask"); err != nil {
-				t.Fatal(err)
-			}
-			err := f.lastErr(t)
-			var ce *runtime.ContentError
-			if !errors.Is(err, runtime.ErrElicitInvalidContent) || !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Property != "name" {
-				t.Fatalf("got %#v", err)
-			}
-		})
-	}
+	f.Each(t, func(t *testing.T, c *elicittest.Client) {
+		c.Call(t, "ask", nil, elicittest.AcceptRaw(`{"name":""}`)).WantText(t, `error: elicit: invalid content: "name" must be at least 1 character`)
+		err := f.lastErr(t)
+		var ce *runtime.ContentError
+		if !errors.Is(err, runtime.ErrElicitInvalidContent) || !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Property != "name" {
+			t.Fatalf("got %#v", err)
+		}
+	})
 }
 
 // On 2026-07-28 a handler that returns the missing-capability error fails
@@ -181,16 +153,12 @@ func TestBadContent(t *testing.T) {
 // plain error.
 func TestMissingCapability(t *testing.T) {
 	f := start(t)
-	c := connect(t, f.url, "2026-07-28", nil)
-	_, err := call(t, c, "strict")
-	var rpcErr *mcpclient.RPCError
-	if !errors.As(err, &rpcErr) || rpcErr.Code != runtime.CodeMissingCapability || !strings.Contains(string(rpcErr.Data), `"elicitation":{"form":{}}`) {
-		t.Fatalf("got %v, want -32021", err)
+	res := f.Connect(t, elicittest.Conn{Protocol: "2026-07-28", Elicitation: elicittest.NoElicitation}).Call(t, "strict", nil)
+	res.WantRPCError(t, runtime.CodeMissingCapability)
+	if rpcErr := (*runtime.RPCError)(nil); !errors.As(res.Err, &rpcErr) || !strings.Contains(string(rpcErr.Data), `"elicitation":{"form":{}}`) {
+		t.Fatalf("got %v, want -32021 naming the form capability", res.Err)
 	}
-	sessionful := connect(t, f.url, "2025-11-25", nil)
-	if _, err := call(t, sessionful, "ask"); err != nil {
-		t.Fatal(err)
-	}
+	f.Connect(t, elicittest.Conn{Protocol: "2025-11-25", Elicitation: elicittest.NoElicitation}).Call(t, "ask", nil)
 	if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
 		t.Fatalf("sessionful: %v", err)
 	}
@@ -200,19 +168,15 @@ func TestMissingCapability(t *testing.T) {
 // 2026-07-28, each asking the next key; two requests in a session.
 func TestTwoKeys(t *testing.T) {
 	f := start(t)
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, f.url, v, names("Ada", "Bob"))
-			res, err := call(t, c, "twice")
-			if err != nil || strings.Join(res.Lines(), "") != "Ada+Bob" {
-				t.Fatalf("got %v, %v", res, err)
-			}
-			if want := map[bool]int{true: 2, false: 0}[v == "2026-07-28"]; res.Rounds != want {
-				t.Errorf("%d rounds, want %d", res.Rounds, want)
-			}
-		})
-	}
-	c := connect(t, f.url, "2026-07-28", names("Ada"))
+	f.Each(t, func(t *testing.T, c *elicittest.Client) {
+		res := c.Call(t, "twice", nil, elicittest.Accept(testform.NameForm{Name: "Ada"}), elicittest.Accept(testform.NameForm{Name: "Bob"}))
+		res.WantText(t, "Ada+Bob")
+		res.WantAsked(t, "First?", "Second?")
+		if want := map[bool]int{true: 2, false: 0}[c.Protocol() == "2026-07-28"]; res.Rounds != want {
+			t.Errorf("%d rounds, want %d", res.Rounds, want)
+		}
+	})
+	c := connect(t, f.URL, "2026-07-28", names("Ada"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	raw, err := c.Call(ctx, "tools/call", map[string]any{"name": "twice", "arguments": map[string]any{}})
@@ -239,26 +203,26 @@ func TestTwoKeys(t *testing.T) {
 	}
 }
 
-// The caller giving up while the user thinks ends the handler's Elicit with
-// the context's error.
 // CanElicit[T] and ClientSupportsElicit agree with the runtime's on every
 // version, with and without the capability.
 func TestCapabilityChecks(t *testing.T) {
-	adaptertest.CapabilityChecks(t, start(t).url)
+	adaptertest.CapabilityChecks(t, start(t).Server)
 }
 
+// The caller giving up while the user thinks ends the handler's Elicit with
+// the context's error.
 func TestCallerGivesUp(t *testing.T) {
 	f := start(t)
-	adaptertest.CallerGivesUp(t, f.url, f.errs)
+	adaptertest.CallerGivesUp(t, f.URL, f.errs)
 }
 
 // A client that declared only URL-mode elicitation is never sent a form.
 func TestURLOnlyCapability(t *testing.T) {
 	f := start(t)
-	adaptertest.URLOnlyClientGetsNoForm(t, f.url, f.errs)
+	adaptertest.URLOnlyClientGetsNoForm(t, f.URL, f.errs)
 }
 
 // On 2026-07-28 answers count only for the questions asked (issue 15).
 func TestUnsolicitedAnswersIgnored(t *testing.T) {
-	adaptertest.UnsolicitedAnswersIgnored(t, start(t).url)
+	adaptertest.UnsolicitedAnswersIgnored(t, start(t).URL)
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/elicittest"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
 	"github.com/go-elicit/elicit/runtime/mcpgo"
@@ -22,9 +22,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fixture is an mcp-go server with tools that report what Elicit returned.
 type fixture struct {
-	url     string
-	bareURL string     // a server without the adapter, serving "unwrapped"
-	errs    chan error // the error of every Elicit the "ask" tool made
+	*elicittest.Server
+	bare *elicittest.Server // a server without the adapter, serving "unwrapped"
+	errs chan error         // the error of every Elicit the "ask" tool made
 }
 
 func start(t *testing.T) *fixture {
@@ -64,15 +64,7 @@ func start(t *testing.T) *fixture {
 	bare := server.NewMCPServer("bare", "1")
 	bare.AddTool(mcp.NewTool("unwrapped"), ask)
 
-	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
-	hsBare := httptest.NewServer(server.NewStreamableHTTPServer(bare))
-	t.Cleanup(func() {
-		for _, h := range []*httptest.Server{hs, hsBare} {
-			h.CloseClientConnections()
-			h.Close()
-		}
-	})
-	f.url, f.bareURL = hs.URL, hsBare.URL
+	f.Server, f.bare = elicittest.NewServer(t, server.NewStreamableHTTPServer(s)), elicittest.NewServer(t, server.NewStreamableHTTPServer(bare))
 	return f
 }
 
@@ -86,8 +78,6 @@ func call(t *testing.T, c *mcpclient.Client, tool string) (*mcpclient.CallToolRe
 	return adaptertest.Call(t, c, tool)
 }
 
-var names = adaptertest.Names
-
 func (f *fixture) lastErr(t *testing.T) error {
 	t.Helper()
 	return adaptertest.Next(t, f.errs)
@@ -100,7 +90,7 @@ func TestAccept(t *testing.T) {
 	for _, v := range versions {
 		t.Run(v, func(t *testing.T) {
 			var mode string
-			c := connect(t, f.url, v, func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+			c := connect(t, f.URL, v, func(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
 				mode = p.Mode
 				return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":"Ada"}`)}, nil
 			})
@@ -120,100 +110,71 @@ func TestAccept(t *testing.T) {
 
 func TestUnwrapped(t *testing.T) {
 	f := start(t)
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, f.bareURL, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-				t.Error("asked without the adapter")
-				return mcpclient.ElicitResult{Action: "cancel"}, nil
-			})
-			if _, err := call(t, c, "unwrapped"); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.lastErr(t); !errors.Is(err, runtime.ErrNoCall) {
-				t.Fatalf("got %v, want ErrNoCall", err)
-			}
-		})
-	}
+	f.bare.Each(t, func(t *testing.T, c *elicittest.Client) {
+		c.Call(t, "unwrapped", nil).WantAsked(t) // a question would fail the Call: it has no answer
+		if err := f.lastErr(t); !errors.Is(err, runtime.ErrNoCall) {
+			t.Fatalf("got %v, want ErrNoCall", err)
+		}
+	})
 }
 
 func TestBadContent(t *testing.T) {
 	f := start(t)
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-				return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(`{"name":3}`)}, nil
-			})
-			if _, err := call(t, c, "ask"); err != nil {
-				t.Fatal(err)
-			}
-			err := f.lastErr(t)
-			var ce *runtime.ContentError
-			if !errors.Is(err, runtime.ErrElicitInvalidContent) || !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Property != "name" {
-				t.Fatalf("got %#v", err)
-			}
-		})
-	}
+	f.Each(t, func(t *testing.T, c *elicittest.Client) {
+		c.Call(t, "ask", nil, elicittest.AcceptRaw(`{"name":3}`)).WantError(t, `elicit: invalid content: "name" must be a string`)
+		err := f.lastErr(t)
+		var ce *runtime.ContentError
+		if !errors.Is(err, runtime.ErrElicitInvalidContent) || !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Property != "name" {
+			t.Fatalf("got %#v", err)
+		}
+	})
 }
 
 func TestOutcomes(t *testing.T) {
 	f := start(t)
-	for _, v := range versions {
-		for action, want := range map[string]error{"decline": runtime.ErrElicitDeclined, "cancel": runtime.ErrElicitCanceled, "later": runtime.ErrElicitMalformed} {
-			t.Run(v+"/"+action, func(t *testing.T) {
-				c := connect(t, f.url, v, func(context.Context, mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
-					return mcpclient.ElicitResult{Action: action}, nil
-				})
-				if _, err := call(t, c, "ask"); err != nil {
-					t.Fatal(err)
-				}
-				if err := f.lastErr(t); !errors.Is(err, want) {
-					t.Fatalf("got %v, want %v", err, want)
-				}
-			})
+	f.Each(t, func(t *testing.T, c *elicittest.Client) {
+		for _, tc := range []struct {
+			answer elicittest.Answer
+			want   error
+		}{{elicittest.Decline(), runtime.ErrElicitDeclined}, {elicittest.Cancel(), runtime.ErrElicitCanceled}, {elicittest.Reply("later", nil), runtime.ErrElicitMalformed}} {
+			c.Call(t, "ask", nil, tc.answer).WantError(t, tc.want.Error())
+			if err := f.lastErr(t); !errors.Is(err, tc.want) {
+				t.Errorf("%v: got %v, want %v", tc.answer, err, tc.want)
+			}
 		}
-		t.Run(v+"/no capability", func(t *testing.T) {
-			c := connect(t, f.url, v, nil)
-			if _, err := call(t, c, "ask"); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
-				t.Fatalf("got %v", err)
-			}
-		})
-	}
+		f.Connect(t, elicittest.Conn{Protocol: c.Protocol(), Elicitation: elicittest.NoElicitation}).Call(t, "ask", nil).WantError(t, "not supported by this client")
+		if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
+			t.Errorf("no capability: got %v", err)
+		}
+	})
 }
 
 func TestTwoKeys(t *testing.T) {
-	f := start(t)
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, f.url, v, names("Ada", "Bob"))
-			res, err := call(t, c, "twice")
-			if err != nil || strings.Join(res.Lines(), "") != "Ada+Bob" {
-				t.Fatalf("got %v, %v", res, err)
-			}
-			if want := map[bool]int{true: 2, false: 0}[v == "2026-07-28"]; res.Rounds != want {
-				t.Errorf("%d rounds, want %d", res.Rounds, want)
-			}
-		})
-	}
+	start(t).Each(t, func(t *testing.T, c *elicittest.Client) {
+		res := c.Call(t, "twice", nil, elicittest.Accept(testform.NameForm{Name: "Ada"}), elicittest.Accept(testform.NameForm{Name: "Bob"}))
+		res.WantText(t, "Ada+Bob")
+		res.WantAsked(t, "First?", "Second?")
+		if want := map[bool]int{true: 2, false: 0}[c.Protocol() == "2026-07-28"]; res.Rounds != want {
+			t.Errorf("%d rounds, want %d", res.Rounds, want)
+		}
+	})
 }
 
 // CanElicit[T] and ClientSupportsElicit agree with the runtime's on every
 // version, with and without the capability.
 func TestCapabilityChecks(t *testing.T) {
-	adaptertest.CapabilityChecks(t, start(t).url)
+	adaptertest.CapabilityChecks(t, start(t).Server)
 }
 
 func TestCallerGivesUp(t *testing.T) {
 	f := start(t)
-	adaptertest.CallerGivesUp(t, f.url, f.errs)
+	adaptertest.CallerGivesUp(t, f.URL, f.errs)
 }
 
 // A client that declared only URL-mode elicitation is never sent a form.
 func TestURLOnlyCapability(t *testing.T) {
 	f := start(t)
-	adaptertest.URLOnlyClientGetsNoForm(t, f.url, f.errs)
+	adaptertest.URLOnlyClientGetsNoForm(t, f.URL, f.errs)
 }
 
 // An adapter made with NewMiddleware and installed as a server option works
@@ -231,20 +192,9 @@ func TestNewMiddleware(t *testing.T) {
 		}
 		return mcp.NewToolResultText("hello " + form.Name), nil
 	})
-	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
-	defer func() {
-		hs.CloseClientConnections()
-		hs.Close()
-	}()
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			c := connect(t, hs.URL, v, names("Ada"))
-			res, err := call(t, c, "ask")
-			if err != nil || strings.Join(res.Lines(), "") != "hello Ada" {
-				t.Fatalf("got %v, %v", res, err)
-			}
-		})
-	}
+	elicittest.NewServer(t, server.NewStreamableHTTPServer(s)).Each(t, func(t *testing.T, c *elicittest.Client) {
+		c.Call(t, "ask", nil, elicittest.Accept(testform.NameForm{Name: "Ada"})).WantText(t, "hello Ada")
+	})
 	if _, err := mcpgo.NewMiddleware(mcpgo.Options{RequestStateKeys: [][]byte{[]byte("short")}}); err == nil {
 		t.Error("a 5-byte key was accepted")
 	}
@@ -252,5 +202,5 @@ func TestNewMiddleware(t *testing.T) {
 
 // On 2026-07-28 answers count only for the questions asked (issue 15).
 func TestUnsolicitedAnswersIgnored(t *testing.T) {
-	adaptertest.UnsolicitedAnswersIgnored(t, start(t).url)
+	adaptertest.UnsolicitedAnswersIgnored(t, start(t).URL)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/elicittest"
 )
 
 // Versions are the protocol versions both adapters serve.
@@ -179,30 +180,16 @@ func CanTool(supports bool, name, families error) string {
 	return fmt.Sprintf("supports=%v name=%s families=%s", supports, verdict(name), verdict(families))
 }
 
-// CapabilityChecks calls the tool "can" (see CanTool) on url with and
+// CapabilityChecks calls the tool "can" (see CanTool) of srv with and
 // without the elicitation capability on every version: the adapter's
 // capability checks must agree with the runtime's.
-func CapabilityChecks(t *testing.T, url string) {
+func CapabilityChecks(t *testing.T, srv *elicittest.Server) {
 	t.Helper()
 	for _, v := range Versions {
-		for _, declared := range []bool{true, false} {
-			var onElicit mcpclient.ElicitHandler
-			want := "supports=false name=unsupported families=unsupported"
-			if declared {
-				onElicit = Names("unused")
-				want = "supports=true name=ok families=ok"
-				if v == "2025-06-18" {
-					want = "supports=true name=ok families=unsupported"
-				}
-			}
-			res, err := Call(t, Connect(t, url, v, onElicit), "can")
-			if err != nil {
-				t.Fatalf("%s declared=%v: %v", v, declared, err)
-			}
-			if got := strings.Join(res.Lines(), ""); got != want {
-				t.Errorf("%s declared=%v: got %q, want %q", v, declared, got, want)
-			}
-		}
+		srv.Connect(t, elicittest.Conn{Protocol: v, Elicitation: elicittest.NoElicitation}).Call(t, "can", nil).
+			WantText(t, "supports=false name=unsupported families=unsupported")
+		want := map[bool]string{true: "supports=true name=ok families=unsupported", false: "supports=true name=ok families=ok"}[v == "2025-06-18"]
+		srv.Connect(t, elicittest.Conn{Protocol: v, Elicitation: elicittest.FormOnly}).Call(t, "can", nil).WantText(t, want)
 	}
 }
 
