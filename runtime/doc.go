@@ -80,6 +80,20 @@
 // When the server gives up on an elicitation (timeout, the call's context
 // ended) it sends notifications/cancelled for it on the call's stream.
 //
+// # Empty means not given
+//
+// Form UIs send an optional field the user typed into and then cleared as
+// "" (a text box) or null (a number box) rather than leaving it out. An
+// optional property that arrives as "" or null is therefore not given: its
+// default or zero value applies, and none of its checks (format, length,
+// validate tags such as `validate:"omitempty,email"`) run on it. A required
+// property is checked as sent: "" for a required string with a minLength or
+// validate:"required" is refused as before, and null for a required
+// property (or "" where its type has no empty value: numbers, booleans,
+// enums, dates) "is required". The rule holds for generated forms,
+// ElicitSchema (the property is left out of the map) and typed tool
+// arguments whose type is a generated form.
+//
 // # URL mode
 //
 // ElicitURL sends the user to a page (a sign-in, a payment) instead

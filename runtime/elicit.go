@@ -25,8 +25,10 @@ func unsupportedf(format string, args ...any) error {
 // anything is sent (ErrElicitSchemaInvalid); a form the session's protocol
 // version cannot express is downgraded where an equivalent exists, otherwise
 // ErrElicitUnsupported names the feature. Accepted content is validated
-// against the schema (*ContentError names each failing property); in the
-// map it returns, numbers are json.Number (as the client wrote them). ctx
+// against the schema (*ContentError names each failing property); an
+// optional property sent empty ("" or null) is not given and is left out of
+// the map (see "Empty means not given" in the package doc). In the map it
+// returns, numbers are json.Number (as the client wrote them). ctx
 // must be the handler's context, or one derived from it (ErrNoCall
 // otherwise).
 //
@@ -75,6 +77,7 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 			return nil, fmt.Errorf("%w: content is not an object: %v", ErrElicitMalformed, err)
 		}
 	}
+	dropEmpty(schema, values)
 	if v := subset.ValidateContent(schema, values); len(v) > 0 {
 		return nil, contentError(v)
 	}
