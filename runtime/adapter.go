@@ -111,13 +111,18 @@ func FormSchema(d *formimpl.Descriptor, version string) (json.RawMessage, error)
 // among opts (nil ones are skipped), else defaultKey (the form's
 // Descriptor.Key).
 func ElicitKey(defaultKey string, opts ...ElicitOption) string {
+	return elicitOptionsOf(defaultKey, opts).key
+}
+
+// elicitOptionsOf applies opts (nil ones are skipped) to the defaults.
+func elicitOptionsOf(defaultKey string, opts []ElicitOption) elicitOptions {
 	o := elicitOptions{key: defaultKey}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
-	return o.key
+	return o
 }
 
 // CheckForm reports why a client cannot be asked with a form, if it cannot:

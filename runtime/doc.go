@@ -94,6 +94,21 @@
 // ElicitSchema (the property is left out of the map) and typed tool
 // arguments whose type is a generated form.
 //
+// # Re-asking
+//
+// A user who mistypes gets ErrElicitInvalidContent, and the handler
+// decides. WithReask(n) asks again instead, up to n times: the message says
+// what was wrong and the properties that were right come back as defaults
+// (where the version carries defaults: 2025-11-25 on, booleans since
+// 2025-06-18):
+//
+//	p, err := runtime.Elicit[DeployForm](ctx, "Where should the service go?", runtime.WithReask(2))
+//	// second ask: Where should the service go? — "host" must be a host name; please correct it
+//
+// On 2026-07-28 a re-ask is one more input_required round. It is opt-in:
+// without it a bad answer is an error at once, as before, and a client that
+// answers by itself is never held in a loop.
+//
 // # URL mode
 //
 // ElicitURL sends the user to a page (a sign-in, a payment) instead
