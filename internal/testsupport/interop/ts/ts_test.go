@@ -87,6 +87,13 @@ var cases = map[string]want{
 		contains: []string{`"address" is required`, `"asn" must be an integer`, `"family" must be one of`},
 		asked:    []string{askPeer, askPeer + ` — "address" is required; "asn" must be an integer; "family" must be one of "ipv4-unicast", "ipv6-unicast", "l2vpn-evpn"; please correct them`},
 	},
+	// An optional property sent empty is not given: no "must be an email
+	// address" for the cleared contact.
+	"add-peer-cleared-contact": {
+		protocol: "2025-11-25",
+		text:     "added peer 192.0.2.7 AS 65001 families ipv6-unicast,l2vpn-evpn passive",
+		asked:    []string{askPeer, askConfirm},
+	},
 	// ze re-asks PeerForm once (runtime.WithReask(1)): the TypeScript client
 	// answers the re-ask, whose schema carries the valid answers as defaults.
 	"add-peer-reask": {
