@@ -160,7 +160,8 @@
 // made of a small kit that this runtime uses itself, for writing one for
 // another library: CheckForm (may this client be asked with a form?),
 // FormSchema (the generated requestedSchema for a version), ElicitKey (the
-// input-request key, honouring WithKey), DecodeAnswer and ElicitOutcome
+// input-request key, honouring WithKey), AskAndDecode (ask, decode and
+// re-ask as WithReask allows), DecodeAnswer and ElicitOutcome
 // (the client's ElicitResult to a typed value, or to content, or to the
 // outcome error) and MissingCapabilityError (what a 2026-07-28 handler
 // returns to fail the call with -32021; its RPCError is that error).
