@@ -390,6 +390,16 @@ func (b *builder) fields(form *formModel, st *types.Struct, path []string, props
 			b.validateTag(f, vt)
 		}
 		typeRange(f)
+		if f.Kind == kindBool && !f.Pointer && f.Default == nil && !f.NonZero && len(f.Validate) == 0 {
+			// A checkbox with no default cannot be answered "no" in some
+			// UIs (the MCP Inspector keeps Submit disabled until it is
+			// touched). false is the value the Go field has anyway, and
+			// every protocol version carries a boolean default. A box
+			// that must be ticked (validate:"required", "eq=true") keeps
+			// none: there a UI that insists on a touch is right.
+			s.Default, f.Default = false, false
+			f.Additions = append(f.Additions, oracle.Addition{Property: f.Name, Keyword: "default", Reason: oracle.ReasonBoolDefault})
+		}
 		if f.Pointer && f.Required && !b.explicitRequired(schemaTag) && !f.NonZero {
 			f.Required = false
 			f.Additions = append(f.Additions, oracle.Addition{Property: f.Name, Keyword: "required", Reason: oracle.ReasonPointerOptional})

@@ -2,10 +2,11 @@ package runtime
 
 // The kit for adapters to other MCP server libraries (see the package doc,
 // "Adapters to other server libraries"). An adapter's Elicit[T] runs
-// CheckForm, FormSchema, asks with its library (a session: elicitation/create
-// on the call's stream) or through the input_required round trip under
-// ElicitKey (2026-07-28), and ends with DecodeAnswer; on 2026-07-28 it
-// answers a *MissingCapabilityError with its RPCError.
+// CheckForm, FormSchema, then AskAndDecode with a function that asks with
+// its library (a session: elicitation/create on the call's stream) or
+// through the input_required round trip under ElicitKey (2026-07-28):
+// AskAndDecode decodes with DecodeAnswer and re-asks as WithReask allows.
+// On 2026-07-28 it answers a *MissingCapabilityError with its RPCError.
 
 import (
 	"encoding/json"
@@ -111,13 +112,18 @@ func FormSchema(d *formimpl.Descriptor, version string) (json.RawMessage, error)
 // among opts (nil ones are skipped), else defaultKey (the form's
 // Descriptor.Key).
 func ElicitKey(defaultKey string, opts ...ElicitOption) string {
+	return elicitOptionsOf(defaultKey, opts).key
+}
+
+// elicitOptionsOf applies opts (nil ones are skipped) to the defaults.
+func elicitOptionsOf(defaultKey string, opts []ElicitOption) elicitOptions {
 	o := elicitOptions{key: defaultKey}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
-	return o.key
+	return o
 }
 
 // CheckForm reports why a client cannot be asked with a form, if it cannot:

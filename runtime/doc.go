@@ -80,6 +80,35 @@
 // When the server gives up on an elicitation (timeout, the call's context
 // ended) it sends notifications/cancelled for it on the call's stream.
 //
+// # Empty means not given
+//
+// Form UIs send an optional field the user typed into and then cleared as
+// "" (a text box) or null (a number box) rather than leaving it out. An
+// optional property that arrives as "" or null is therefore not given: its
+// default or zero value applies, and none of its checks (format, length,
+// validate tags such as `validate:"omitempty,email"`) run on it. A required
+// property is checked as sent: "" for a required string with a minLength or
+// validate:"required" is refused as before, and null for a required
+// property (or "" where its type has no empty value: numbers, booleans,
+// enums, dates) "is required". The rule holds for generated forms,
+// ElicitSchema (the property is left out of the map) and typed tool
+// arguments whose type is a generated form.
+//
+// # Re-asking
+//
+// A user who mistypes gets ErrElicitInvalidContent, and the handler
+// decides. WithReask(n) asks again instead, up to n times: the message says
+// what was wrong and the properties that were right come back as defaults
+// (where the version carries defaults: 2025-11-25 on, booleans since
+// 2025-06-18):
+//
+//	p, err := runtime.Elicit[DeployForm](ctx, "Where should the service go?", runtime.WithReask(2))
+//	// second ask: Where should the service go? — "host" must be a host name; please correct it
+//
+// On 2026-07-28 a re-ask is one more input_required round. It is opt-in:
+// without it a bad answer is an error at once, as before, and a client that
+// answers by itself is never held in a loop.
+//
 // # URL mode
 //
 // ElicitURL sends the user to a page (a sign-in, a payment) instead
@@ -131,7 +160,8 @@
 // made of a small kit that this runtime uses itself, for writing one for
 // another library: CheckForm (may this client be asked with a form?),
 // FormSchema (the generated requestedSchema for a version), ElicitKey (the
-// input-request key, honouring WithKey), DecodeAnswer and ElicitOutcome
+// input-request key, honouring WithKey), AskAndDecode (ask, decode and
+// re-ask as WithReask allows), DecodeAnswer and ElicitOutcome
 // (the client's ElicitResult to a typed value, or to content, or to the
 // outcome error) and MissingCapabilityError (what a 2026-07-28 handler
 // returns to fail the call with -32021; its RPCError is that error).

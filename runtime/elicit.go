@@ -25,8 +25,10 @@ func unsupportedf(format string, args ...any) error {
 // anything is sent (ErrElicitSchemaInvalid); a form the session's protocol
 // version cannot express is downgraded where an equivalent exists, otherwise
 // ErrElicitUnsupported names the feature. Accepted content is validated
-// against the schema (*ContentError names each failing property); in the
-// map it returns, numbers are json.Number (as the client wrote them). ctx
+// against the schema (*ContentError names each failing property); an
+// optional property sent empty ("" or null) is not given and is left out of
+// the map (see "Empty means not given" in the package doc). In the map it
+// returns, numbers are json.Number (as the client wrote them). ctx
 // must be the handler's context, or one derived from it (ErrNoCall
 // otherwise).
 //
@@ -55,10 +57,26 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 	if err != nil {
 		return nil, newSchemaError(s.protocol, []subset.Violation{{Message: err.Error()}})
 	}
-	res, err := s.askForm(ctx, c, ElicitKey("", opts...), message, rawSchema)
+	key := ElicitKey("", opts...)
+	var values map[string]any
+	err = askUntilValid(s.protocol, message, rawSchema, elicitOptionsOf("", opts).reasks,
+		func(message string, schema json.RawMessage) (json.RawMessage, error) {
+			return s.askForm(ctx, c, key, message, schema)
+		},
+		func(res json.RawMessage) error {
+			var err error
+			values, err = schemaAnswer(schema, res)
+			return err
+		})
 	if err != nil {
 		return nil, err
 	}
+	return values, nil
+}
+
+// schemaAnswer is the content of the answer res to ElicitSchema's schema,
+// validated against it.
+func schemaAnswer(schema map[string]any, res json.RawMessage) (map[string]any, error) {
 	content, err := ElicitOutcome(res)
 	if err != nil {
 		return nil, err
@@ -75,6 +93,7 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 			return nil, fmt.Errorf("%w: content is not an object: %v", ErrElicitMalformed, err)
 		}
 	}
+	dropEmpty(schema, values)
 	if v := subset.ValidateContent(schema, values); len(v) > 0 {
 		return nil, contentError(v)
 	}
@@ -115,11 +134,10 @@ func Elicit[T any, P interface {
 	if err != nil {
 		return v, err
 	}
-	res, err := c.session.askForm(ctx, c, ElicitKey(d.Key, opts...), message, schema)
-	if err != nil {
-		return v, err
-	}
-	return DecodeAnswer[T, P](res)
+	key := ElicitKey(d.Key, opts...)
+	return AskAndDecode[T, P](c.session.protocol, message, schema, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return c.session.askForm(ctx, c, key, message, schema)
+	}, opts...)
 }
 
 // formFor returns the call ctx belongs to, form T's descriptor and its
@@ -182,7 +200,10 @@ func ClientSupportsElicitURL(ctx context.Context) bool {
 // and the adapters' Elicit[T]).
 type ElicitOption func(*elicitOptions)
 
-type elicitOptions struct{ key string }
+type elicitOptions struct {
+	key    string
+	reasks int // WithReask
+}
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
 // input_required round trip (default: the form's key, e.g. "peer_form", or

@@ -171,13 +171,30 @@ func TestGoSDKClientTwoStepForm(t *testing.T) {
 			// The SDK client checks content against the schema itself, so
 			// the bad answer breaks what only the server checks: the
 			// validate:"ip" tag, which no schema keyword expresses.
+			// ze re-asks once (runtime.WithReask(1)): the re-ask says what
+			// was wrong, and a second bad answer fails the call.
+			bad := map[string]any{"address": "not-an-ip", "asn": 1, "family": "ipv4-unicast", "passive": false}
+			reask := `Describe the new BGP peer — "address" must be an IP address; please correct it`
 			t.Run("bad content names the field", func(t *testing.T) {
-				bad := map[string]any{"address": "not-an-ip", "asn": 1, "family": "ipv4-unicast", "passive": false}
-				a := &answers{results: []*mcp.ElicitResult{accept(bad)}}
+				a := &answers{results: []*mcp.ElicitResult{accept(bad), accept(bad)}}
 				cs := connectSDK(t, url, version, a)
 				text, isErr := callText(t, cs, "ze_add_peer", nil)
 				if !isErr || !strings.Contains(text, `"address" must be an IP address`) {
 					t.Fatalf("got %q isError=%v", text, isErr)
+				}
+				if len(a.messages) != 2 || a.messages[1] != reask {
+					t.Errorf("elicitations seen: %q", a.messages)
+				}
+			})
+			t.Run("a re-ask fixes bad content", func(t *testing.T) {
+				a := &answers{results: []*mcp.ElicitResult{accept(bad), accept(peer), accept(map[string]any{"confirm": true})}}
+				cs := connectSDK(t, url, version, a)
+				text, isErr := callText(t, cs, "ze_add_peer", nil)
+				if isErr || !strings.HasPrefix(text, "added peer 192.0.2.7 AS 65001") {
+					t.Fatalf("got %q isError=%v", text, isErr)
+				}
+				if len(a.messages) != 3 || a.messages[1] != reask {
+					t.Errorf("elicitations seen: %q", a.messages)
 				}
 			})
 		})

@@ -91,7 +91,10 @@ func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*ru
 	if err := runtime.CanElicit[PeerForm](ctx); err != nil {
 		return runtime.ErrorResult("ze_add_peer needs a client that supports elicitation: %v", err), nil
 	}
-	p, err := runtime.Elicit[PeerForm](ctx, "Describe the new BGP peer")
+	// A mistyped answer (an address that is not an IP, say) is asked once
+	// more, saying what was wrong and keeping what was right, before the
+	// call fails.
+	p, err := runtime.Elicit[PeerForm](ctx, "Describe the new BGP peer", runtime.WithReask(1))
 	if err != nil {
 		return outcomeError(err)
 	}

@@ -32,6 +32,10 @@ type Decoder struct {
 	scratch  []byte
 	seen     [MaxFields / 64]uint64
 	problems []Problem
+	// empty and held are the properties that arrived empty and what is
+	// wrong with them should they be required (see empty.go).
+	empty [MaxFields / 64]uint64
+	held  []Problem
 	// itemAt holds where each string item read so far of the array Item
 	// walks starts in data (the first len(itemAt) of them; the rest go to
 	// itemMore), itemCount how many there are and itemN how many elements
@@ -141,7 +145,8 @@ func (d *Decoder) Key() []byte { return d.key }
 
 // Field marks property i (its index in the form) as present and reports
 // whether the caller should read its value. A repeated key is a problem: the
-// value is skipped and Field returns false.
+// value is skipped and Field returns false. So is an empty value ("" or
+// null; see empty.go), which Field consumes.
 func (d *Decoder) Field(i int, property string) bool {
 	w, b := i/64, uint64(1)<<(i%64)
 	if d.seen[w]&b != 0 {
@@ -150,11 +155,14 @@ func (d *Decoder) Field(i int, property string) bool {
 		return false
 	}
 	d.seen[w] |= b
-	return true
+	return !d.blank(i, property)
 }
 
-// Seen reports whether property i was present.
-func (d *Decoder) Seen(i int) bool { return d.seen[i/64]&(uint64(1)<<(i%64)) != 0 }
+// Seen reports whether property i was given: present, and not empty unless
+// it is required (see empty.go).
+func (d *Decoder) Seen(i int) bool {
+	return (d.seen[i/64]&^d.empty[i/64])&(uint64(1)<<(i%64)) != 0
+}
 
 // Unknown reports the current key as not part of the form and skips its value.
 func (d *Decoder) Unknown() {

@@ -52,6 +52,9 @@ func (d *Decoder) StringField(i int, property string, minLength, maxLength int, 
 		d.duplicate(property)
 		return "", false
 	}
+	if d.peek() == 'n' && d.blank(i, property) {
+		return "", false
+	}
 	// StringBytes, written out: one call less on the path of every field.
 	if !d.take(property, '"', "must be a string") {
 		return "", false
@@ -61,17 +64,35 @@ func (d *Decoder) StringField(i int, property string, minLength, maxLength int, 
 	if !ok {
 		return "", false
 	}
-	v := string(b)
-	if (minLength >= 0 || maxLength >= 0) && !d.checkLength(property, v, minLength, maxLength) {
+	if len(b) == 0 {
+		// Empty: absent unless the property is required, when these
+		// checks count (Require).
+		d.markEmpty(i)
+		mark := len(d.problems)
+		d.checkString(property, "", minLength, maxLength, format, nonZero)
+		d.hold(mark)
 		return "", false
 	}
-	if format != "" && !d.checkFormat(property, format, v) {
+	v := string(b)
+	if !d.checkString(property, v, minLength, maxLength, format, nonZero) {
 		return "", false
+	}
+	return v, true
+}
+
+// checkString applies StringField's checks to v and reports whether v is
+// to be stored (a zero value that validate:"required" refuses is).
+func (d *Decoder) checkString(property, v string, minLength, maxLength int, format string, nonZero bool) bool {
+	if (minLength >= 0 || maxLength >= 0) && !d.checkLength(property, v, minLength, maxLength) {
+		return false
+	}
+	if format != "" && !d.checkFormat(property, format, v) {
+		return false
 	}
 	if nonZero && v == "" {
 		d.Problem(property, "is required")
 	}
-	return v, true
+	return true
 }
 
 // BoolField reads boolean property i.
@@ -84,7 +105,9 @@ func (d *Decoder) BoolField(i int, property string, nonZero bool) (bool, bool) {
 	var v bool
 	switch c := d.peek(); {
 	case c != 't' && c != 'f':
-		d.mismatch(property, "must be a boolean")
+		if !d.blank(i, property) {
+			d.mismatch(property, "must be a boolean")
+		}
 		return false, false
 	case d.literal("true"):
 		v = true
@@ -108,6 +131,9 @@ func (d *Decoder) IntField(i int, property string, lo, hi int64, nonZero bool) (
 		d.duplicate(property)
 		return 0, false
 	}
+	if d.blankAt(i, property) {
+		return 0, false
+	}
 	v, ok := d.intValue(property, lo, hi)
 	if !ok {
 		return 0, false
@@ -124,6 +150,9 @@ func (d *Decoder) IntField(i int, property string, lo, hi int64, nonZero bool) (
 func (d *Decoder) UintField(i int, property string, lo, hi uint64, nonZero bool) (uint64, bool) {
 	if !d.first(i) {
 		d.duplicate(property)
+		return 0, false
+	}
+	if d.blankAt(i, property) {
 		return 0, false
 	}
 	v, ok := d.uintValue(property, hi)
@@ -145,6 +174,9 @@ func (d *Decoder) UintField(i int, property string, lo, hi uint64, nonZero bool)
 func (d *Decoder) FloatField(i int, property string, bitSize int, lo, hi float64, nonZero bool) (float64, bool) {
 	if !d.first(i) {
 		d.duplicate(property)
+		return 0, false
+	}
+	if d.blankAt(i, property) {
 		return 0, false
 	}
 	v, ok := d.floatValue(property, bitSize)
@@ -172,6 +204,9 @@ func (d *Decoder) TimeField(i int, property, format string, nonZero bool) (time.
 		d.duplicate(property)
 		return time.Time{}, false
 	}
+	if d.blankAt(i, property) {
+		return time.Time{}, false
+	}
 	v, ok := d.timeValue(property, format)
 	if !ok {
 		return time.Time{}, false
@@ -183,7 +218,12 @@ func (d *Decoder) TimeField(i int, property, format string, nonZero bool) (time.
 }
 
 // Require records "is required" for property i when the answer lacks it.
+// A required property that arrived empty counts as given: the problems its
+// reader held back for it are recorded (see empty.go).
 func (d *Decoder) Require(i int, property string) {
+	if d.unblank(i, property) {
+		return
+	}
 	if !d.Seen(i) {
 		d.Problem(property, "is required")
 	}

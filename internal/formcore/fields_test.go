@@ -13,6 +13,12 @@ import (
 // reporting other keys as unknown, the way a generated decoder does. It
 // returns the value read (and whether it was stored) and Err.
 func readOne[T any](content string, read func(d *Decoder) (T, bool)) (got T, stored bool, err error) {
+	return readP(content, false, read)
+}
+
+// readP is readOne; required makes "p" a required property (Require is
+// called after the loop, as generated code does).
+func readP[T any](content string, required bool, read func(d *Decoder) (T, bool)) (got T, stored bool, err error) {
 	var d Decoder
 	d.Reset([]byte(content))
 	for d.Next() {
@@ -24,6 +30,9 @@ func readOne[T any](content string, read func(d *Decoder) (T, bool)) (got T, sto
 		default:
 			d.Unknown()
 		}
+	}
+	if required {
+		d.Require(0, "p")
 	}
 	return got, stored, d.Err()
 }
@@ -45,8 +54,19 @@ type fieldCase[T any] struct {
 
 func runCases[T any](t *testing.T, name string, cases []fieldCase[T], read func(d *Decoder) (T, bool)) {
 	t.Helper()
+	runCasesP(t, name, false, cases, read)
+}
+
+// runRequired is runCases with "p" a required property.
+func runRequired[T any](t *testing.T, name string, cases []fieldCase[T], read func(d *Decoder) (T, bool)) {
+	t.Helper()
+	runCasesP(t, name+" (required)", true, cases, read)
+}
+
+func runCasesP[T any](t *testing.T, name string, required bool, cases []fieldCase[T], read func(d *Decoder) (T, bool)) {
+	t.Helper()
 	for _, c := range cases {
-		got, stored, err := readOne(c.content, read)
+		got, stored, err := readP(c.content, required, read)
 		want := ""
 		if c.err != "" {
 			want = "elicit: invalid content: " + c.err
@@ -61,7 +81,8 @@ func TestStringField(t *testing.T) {
 	plain := func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, -1, "", false) }
 	runCases(t, "plain", []fieldCase[string]{
 		{`{"p":"x"}`, "x", true, ""},
-		{`{"p":""}`, "", true, ""},
+		{`{"p":""}`, "", false, ""}, // empty: not given
+		{`{"p":null}`, "", false, ""},
 		{`{"p":"a\u00e9"}`, "aé", true, ""},
 		{`{}`, "", false, ""},
 		{`{"p":1}`, "", false, `"p" must be a string`},
@@ -82,14 +103,35 @@ func TestStringField(t *testing.T) {
 	}, bounded)
 	one := func(d *Decoder) (string, bool) { return d.StringField(0, "p", 1, -1, "", false) }
 	runCases(t, "min 1", []fieldCase[string]{
-		{`{"p":""}`, "", false, `"p" must be at least 1 character`},
+		{`{"p":""}`, "", false, ""},
 		{`{"p":"x"}`, "x", true, ""},
 	}, one)
 	maxOnly := func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, 1, "", false) }
 	runCases(t, "max 1", []fieldCase[string]{
-		{`{"p":""}`, "", true, ""},
+		{`{"p":""}`, "", false, ""},
 		{`{"p":"xy"}`, "", false, `"p" must be at most 1 character`},
 	}, maxOnly)
+	// A required property that arrives empty is checked as given: "" by
+	// its string checks, null as missing.
+	runRequired(t, "plain", []fieldCase[string]{
+		{`{"p":""}`, "", false, ""},
+		{`{"p":null}`, "", false, `"p" is required`},
+		{`{}`, "", false, `"p" is required`},
+		{`{"p":"x"}`, "x", true, ""},
+		{`{"p":"","p":"x"}`, "", false, `"p" appears more than once`},
+	}, plain)
+	runRequired(t, "min 1", []fieldCase[string]{
+		{`{"p":""}`, "", false, `"p" must be at least 1 character`},
+	}, one)
+	// The format is checked before validate:"required", as on any value.
+	runRequired(t, "email", []fieldCase[string]{
+		{`{"p":""}`, "", false, `"p" ` + subset.CheckFormat("email", "").Error()},
+		{`{"p":null}`, "", false, `"p" is required`},
+	}, func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, -1, "email", true) })
+	runCases(t, "empty email", []fieldCase[string]{
+		{`{"p":""}`, "", false, ""},
+		{`{"p":null}`, "", false, ""},
+	}, func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, -1, "email", false) })
 	// The length is checked before the format, and an empty required value
 	// is stored but fails.
 	email := func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, 10, "email", true) }
@@ -99,8 +141,8 @@ func TestStringField(t *testing.T) {
 		{`{"p":"nope"}`, "", false, `"p" ` + subset.CheckFormat("email", "nope").Error()},
 	}, email)
 	required := func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, -1, "", true) }
-	runCases(t, "required", []fieldCase[string]{
-		{`{"p":""}`, "", true, `"p" is required`},
+	runRequired(t, "required", []fieldCase[string]{
+		{`{"p":""}`, "", false, `"p" is required`},
 		{`{"p":"x"}`, "x", true, ""},
 	}, required)
 	unknownFormat := func(d *Decoder) (string, bool) { return d.StringField(0, "p", -1, -1, "nosuch", false) }
@@ -114,7 +156,13 @@ func TestBoolField(t *testing.T) {
 		{`{"p":true}`, true, true, ""},
 		{`{"p":false}`, false, true, ""},
 		{`{"p":"true"}`, false, false, `"p" must be a boolean`},
-		{`{"p":null}`, false, false, `"p" must be a boolean`},
+		{`{"p":null}`, false, false, ""},
+		{`{"p":""}`, false, false, ""},
+	}, func(d *Decoder) (bool, bool) { return d.BoolField(0, "p", false) })
+	runRequired(t, "bool", []fieldCase[bool]{
+		{`{"p":null}`, false, false, `"p" is required`},
+		{`{"p":""}`, false, false, `"p" is required`},
+		{`{"p":false}`, false, true, ""},
 	}, func(d *Decoder) (bool, bool) { return d.BoolField(0, "p", false) })
 	runCases(t, "required bool", []fieldCase[bool]{
 		{`{"p":true}`, true, true, ""},

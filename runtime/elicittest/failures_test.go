@@ -179,7 +179,7 @@ func TestFailureTranscript(t *testing.T) {
         	  2. form "Deploy 3 replicas to staging on web1.example.com?" → canceled by elicittest
     wrong_test.go:31: elicittest: "deploy" on 2025-11-25 over http: elicitation 1 (form "Where should the service go?") did not ask for the ConfirmForm of Accept(deploy.ConfirmForm{"confirm":true}): it asks for "env", which the ConfirmForm does not have
         	asked:   {"type":"object","properties":{"host":{"type":"string","title":"Host","description":"Host to deploy to."},"env":{"type":"string","title":"Environment","description":"Environment the host belongs to.","oneOf":[{"const":"staging","title":"Staging"},{"const":"production","title":"Production"}]},"replicas":{"type":"integer","title":"Replicas","description":"Number of replicas to run.","minimum":1,"maximum":10}},"required":["host","env","replicas"]}
-        	ConfirmForm is: {"type":"object","properties":{"confirm":{"type":"boolean","title":"Deploy now","description":"Deploy now?"}},"required":["confirm"]}
+        	ConfirmForm is: {"type":"object","properties":{"confirm":{"type":"boolean","title":"Deploy now","description":"Deploy now?","default":false}}}
         	it was canceled; check the order of the answers
     wrong_test.go:31: elicittest: "deploy" on 2025-11-25 over http: 1 scripted answer(s) never asked for: Accept(deploy.DeployForm{"host":"web1.example.com","env":"staging","replicas":3}); the handler asked 1 question(s)
         	asked:

@@ -123,7 +123,7 @@ type elicit_ConfirmForm_changed_run_go_generate = struct {
 var _ = ConfirmForm(elicit_ConfirmForm_changed_run_go_generate{})
 
 // The requestedSchema of ConfirmForm, the same for every protocol version that can carry it.
-const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Book this table","description":"Book the table now?"}},"required":["confirm"]}`
+const confirmFormSchema2025_06_18 = `{"type":"object","properties":{"confirm":{"type":"boolean","title":"Book this table","description":"Book the table now?","default":false}}}`
 
 var confirmFormDescriptor = &formimpl.Descriptor{
 	Name: "ConfirmForm",
@@ -156,6 +156,8 @@ func (f *ConfirmForm) ElicitDecode(content []byte) error {
 			d.Unknown()
 		}
 	}
-	d.Require(0, "confirm")
+	if !d.Seen(0) {
+		f.Confirm = bool(false)
+	}
 	return d.Err()
 }

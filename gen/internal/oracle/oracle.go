@@ -20,6 +20,7 @@ const (
 	ReasonValidateTag     = "validate tag expressed in the schema"
 	ReasonIntRange        = "integer type's range expressed in the schema"
 	ReasonDefaultOptional = "field with a default is optional"
+	ReasonBoolDefault     = "boolean with no default defaults to false, so a checkbox can be answered no"
 )
 
 // Reasons lists every reason, for the oracle's check that an addition
@@ -31,4 +32,5 @@ var Reasons = []string{
 	ReasonValidateTag,
 	ReasonIntRange,
 	ReasonDefaultOptional,
+	ReasonBoolDefault,
 }

@@ -49,8 +49,8 @@ var _ = BookingForm(elicit_BookingForm_changed_run_go_generate{})
 
 // The requestedSchema of BookingForm, per protocol version.
 const (
-	bookingFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who the seats are for.","minLength":1,"maxLength":40},"seats":{"type":"integer","title":"Seats","description":"How many seats to book.","minimum":1,"maximum":9},"class":{"type":"string","title":"Class","description":"The seating class.","enum":["economy","business"],"enumNames":["Economy","Business"]},"window":{"type":"boolean","title":"Window seat","description":"Whether a window seat is wanted."}},"required":["name","seats","class","window"]}`
-	bookingFormSchema2025_11_25 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who the seats are for.","minLength":1,"maxLength":40},"seats":{"type":"integer","title":"Seats","description":"How many seats to book.","minimum":1,"maximum":9},"class":{"type":"string","title":"Class","description":"The seating class.","oneOf":[{"const":"economy","title":"Economy"},{"const":"business","title":"Business"}]},"window":{"type":"boolean","title":"Window seat","description":"Whether a window seat is wanted."}},"required":["name","seats","class","window"]}`
+	bookingFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who the seats are for.","minLength":1,"maxLength":40},"seats":{"type":"integer","title":"Seats","description":"How many seats to book.","minimum":1,"maximum":9},"class":{"type":"string","title":"Class","description":"The seating class.","enum":["economy","business"],"enumNames":["Economy","Business"]},"window":{"type":"boolean","title":"Window seat","description":"Whether a window seat is wanted.","default":false}},"required":["name","seats","class"]}`
+	bookingFormSchema2025_11_25 = `{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"Who the seats are for.","minLength":1,"maxLength":40},"seats":{"type":"integer","title":"Seats","description":"How many seats to book.","minimum":1,"maximum":9},"class":{"type":"string","title":"Class","description":"The seating class.","oneOf":[{"const":"economy","title":"Economy"},{"const":"business","title":"Business"}]},"window":{"type":"boolean","title":"Window seat","description":"Whether a window seat is wanted.","default":false}},"required":["name","seats","class"]}`
 )
 
 var bookingFormDescriptor = &formimpl.Descriptor{
@@ -108,6 +108,8 @@ func (f *BookingForm) ElicitDecode(content []byte) error {
 	d.Require(0, "name")
 	d.Require(1, "seats")
 	d.Require(2, "class")
-	d.Require(3, "window")
+	if !d.Seen(3) {
+		f.Window = bool(false)
+	}
 	return d.Err()
 }

@@ -152,7 +152,8 @@ type Caller struct {
 
 // Elicit is the body of an adapter's Elicit[T]: check the client, pick the
 // form's schema for its version, ask (through the round trip or Send) and
-// decode the answer, with runtime.Elicit's outcomes.
+// decode the answer, re-asking as runtime.WithReask allows, with
+// runtime.Elicit's outcomes.
 func Elicit[T any, P interface {
 	*T
 	formimpl.Form
@@ -162,16 +163,14 @@ func Elicit[T any, P interface {
 	if err != nil {
 		return zero, err
 	}
-	var raw json.RawMessage
+	ask := c.Send
 	if c.Run != nil {
-		raw, err = c.Run.ask(runtime.ElicitKey(d.Key, opts...), message, schema)
-	} else {
-		raw, err = c.Send(message, schema)
+		key := runtime.ElicitKey(d.Key, opts...)
+		ask = func(message string, schema json.RawMessage) (json.RawMessage, error) {
+			return c.Run.ask(key, message, schema)
+		}
 	}
-	if err != nil {
-		return zero, err
-	}
-	return runtime.DecodeAnswer[T, P](raw)
+	return runtime.AskAndDecode[T, P](c.Version, message, schema, ask, opts...)
 }
 
 // CanElicit is the body of an adapter's CanElicit[T]: nil when the client

@@ -18,6 +18,7 @@ func init() {
 	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
 	formimpl.CheckFingerprint((*FamiliesForm)(nil), "FamiliesForm", 0x873ee18d213ba2ff)
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
+	formimpl.CheckFingerprint((*PlaceForm)(nil), "PlaceForm", 0x453a2c495c688ec2)
 }
 
 // An enum constant's value changed after generation: run go generate. A map literal here
@@ -194,5 +195,72 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 		}
 	}
 	d.Require(0, "name")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of PlaceForm change: run go generate.
+type elicit_PlaceForm_changed_run_go_generate = struct {
+	Host     string
+	Replicas int64
+	Contact  string
+	Canary   bool
+}
+
+var _ = PlaceForm(elicit_PlaceForm_changed_run_go_generate{})
+
+// The requestedSchema of PlaceForm, the same for every protocol version that can carry it.
+const placeFormSchema2025_06_18 = `{"type":"object","properties":{"host":{"type":"string","title":"Host","description":"Host to deploy to."},"replicas":{"type":"integer","title":"Replicas","description":"Number of replicas.","minimum":1,"maximum":10},"contact":{"type":"string","title":"Operator contact","description":"Contact for the service's operator.","format":"email"},"canary":{"type":"boolean","title":"Canary","description":"Start with a canary.","default":false}},"required":["host"]}`
+
+var placeFormDescriptor = &formimpl.Descriptor{
+	Name: "PlaceForm",
+	Key:  "place_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(placeFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(placeFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(placeFormSchema2025_06_18)},
+	},
+	Package: "testform",
+}
+
+// ElicitForm describes the PlaceForm form: its schema for each protocol version.
+func (*PlaceForm) ElicitForm() *formimpl.Descriptor {
+	return placeFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted PlaceForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *PlaceForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "host":
+			if v, ok := d.StringField(0, "host", -1, -1, "", true); ok {
+				f.Host = v
+			}
+		case "replicas":
+			if v, ok := d.IntField(1, "replicas", 1, 10, false); ok {
+				f.Replicas = v
+			}
+		case "contact":
+			if v, ok := d.StringField(2, "contact", -1, -1, "email", false); ok {
+				f.Contact = v
+			}
+		case "canary":
+			if v, ok := d.BoolField(3, "canary", false); ok {
+				f.Canary = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "host")
+	if !d.Seen(3) {
+		f.Canary = bool(false)
+	}
+	// The validate tags the schema cannot express, on the properties given.
+	if d.Seen(0) {
+		d.ValidateVar("host", f.Host, "hostname")
+	}
 	return d.Err()
 }

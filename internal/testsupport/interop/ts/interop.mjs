@@ -57,7 +57,20 @@ const cases = {
   'add-peer-bad-content': {
     tool: 'ze_add_peer',
     args: {},
-    answers: [accept({ asn: 'many', family: 'ipv9-unicast', passive: false })],
+    // ze re-asks once; the same bad answer again fails the call.
+    answers: [accept({ asn: 'many', family: 'ipv9-unicast', passive: false }), accept({ asn: 'many', family: 'ipv9-unicast', passive: false })],
+  },
+  // What a form UI sends for an optional field typed into and cleared: "".
+  'add-peer-cleared-contact': {
+    tool: 'ze_add_peer',
+    args: {},
+    answers: [accept({ ...peer, contact: '' }), accept({ confirm: true })],
+  },
+  // A re-ask fixes a mistyped address: the second answer is used.
+  'add-peer-reask': {
+    tool: 'ze_add_peer',
+    args: {},
+    answers: [accept({ ...peer, address: 'not-an-ip' }), accept(peer), accept({ confirm: true })],
   },
   'add-peer-no-capability': { tool: 'ze_add_peer', args: {}, answers: null },
   // The SDK always offers its latest version (2025-11-25); these cases

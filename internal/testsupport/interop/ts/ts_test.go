@@ -85,7 +85,21 @@ var cases = map[string]want{
 		protocol: "2025-11-25",
 		isError:  true,
 		contains: []string{`"address" is required`, `"asn" must be an integer`, `"family" must be one of`},
-		asked:    []string{askPeer},
+		asked:    []string{askPeer, askPeer + ` — "address" is required; "asn" must be an integer; "family" must be one of "ipv4-unicast", "ipv6-unicast", "l2vpn-evpn"; please correct them`},
+	},
+	// An optional property sent empty is not given: no "must be an email
+	// address" for the cleared contact.
+	"add-peer-cleared-contact": {
+		protocol: "2025-11-25",
+		text:     "added peer 192.0.2.7 AS 65001 families ipv6-unicast,l2vpn-evpn passive",
+		asked:    []string{askPeer, askConfirm},
+	},
+	// ze re-asks PeerForm once (runtime.WithReask(1)): the TypeScript client
+	// answers the re-ask, whose schema carries the valid answers as defaults.
+	"add-peer-reask": {
+		protocol: "2025-11-25",
+		text:     "added peer 192.0.2.7 AS 65001 families ipv6-unicast,l2vpn-evpn passive contact noc@example.net",
+		asked:    []string{askPeer, askPeer + ` — "address" must be an IP address; please correct it`, askConfirm},
 	},
 	"add-peer-no-capability":   {protocol: "2025-11-25", isError: true, text: "ze_add_peer needs a client that supports elicitation: elicit: not supported by this client: the client did not declare form elicitation"},
 	"legacy-2025-06-18-accept": {protocol: "2025-06-18", text: peerList, asked: []string{askCommand}, required: []string{"command"}},
@@ -97,7 +111,7 @@ var cases = map[string]want{
 // the SDK's StdioClientTransport; they must end exactly as over HTTP.
 var stdioCases = []string{
 	"accept", "decline", "cancel", "no-capability", "bad-content",
-	"add-peer", "add-peer-no-capability", "legacy-2025-06-18-accept",
+	"add-peer", "add-peer-reask", "add-peer-no-capability", "legacy-2025-06-18-accept",
 }
 
 func TestTypeScriptSDKClient(t *testing.T) {

@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
+	"github.com/go-elicit/elicit/runtime/formimpl"
+)
+
+// WithReask lets an elicitation ask again, up to n more times, when the
+// user accepts content that breaks the form or its validate tags (a
+// *ContentError), instead of failing at once. Each new ask's message is the
+// original followed by what was wrong, per property:
+//
+//	Where should the service go? — "host" must be a host name; please correct it
+//
+// and the properties that were right come back as the form's defaults,
+// where the protocol version carries them (2025-11-25 and later; booleans
+// since 2025-06-18), so the user fixes only the wrong ones. On 2026-07-28
+// each re-ask is one more input_required round (keyed like a second ask of
+// the form: "peer_form_2", ...). After the last attempt the error is the
+// *ContentError of the last answer (ErrElicitInvalidContent), as without
+// this option; decline, cancel and every other outcome end at once.
+//
+// It is opt-in: a handler's outcome for a bad answer does not change unless
+// it asks for re-asks, a client that answers by itself (an LLM) is not
+// held in a loop it did not expect, and each re-ask is one more question a
+// person sees. n <= 0 means no re-ask. It applies to Elicit[T],
+// ElicitSchema and the adapters' Elicit[T].
+func WithReask(n int) ElicitOption {
+	return func(o *elicitOptions) { o.reasks = max(n, 0) }
+}
+
+// AskAndDecode is what Elicit[T] does once it has the form's schema for
+// the client's protocol version: ask with ask (which sends message and
+// schema and returns the client's raw ElicitResult), decode the answer with
+// the generated code, and re-ask as WithReask among opts allows. It is
+// for adapters to other server libraries; its outcomes are Elicit[T]'s.
+func AskAndDecode[T any, P interface {
+	*T
+	formimpl.Form
+}](version, message string, schema json.RawMessage, ask func(message string, schema json.RawMessage) (json.RawMessage, error), opts ...ElicitOption) (T, error) {
+	var v T
+	if ask == nil {
+		return v, errors.New("elicit: AskAndDecode needs an ask function")
+	}
+	err := askUntilValid(version, message, schema, elicitOptionsOf("", opts).reasks, ask, func(raw json.RawMessage) error {
+		var err error
+		v, err = DecodeAnswer[T, P](raw)
+		return err
+	})
+	return v, err
+}
+
+// askUntilValid asks with message and schema and decodes the answer; while
+// the answer's content is invalid and reasks remain, it asks again with
+// the problems in the message and the valid properties as defaults.
+func askUntilValid(version, message string, schema json.RawMessage, reasks int,
+	ask func(message string, schema json.RawMessage) (json.RawMessage, error), decode func(json.RawMessage) error) error {
+	msg, sch := message, schema
+	for attempt := 0; ; attempt++ {
+		raw, err := ask(msg, sch)
+		if err != nil {
+			return err
+		}
+		err = decode(raw)
+		var ce *ContentError
+		if err == nil || attempt >= reasks || !errors.As(err, &ce) {
+			return err
+		}
+		content, _ := ElicitOutcome(raw)
+		msg = reaskMessage(message, ce)
+		sch = schemaWithDefaults(schema, version, validProperties(content, ce.Problems))
+	}
+}
+
+// reaskMessage is the message of a re-ask: the original and what was wrong.
+func reaskMessage(message string, ce *ContentError) string {
+	fix := "; please correct it"
+	if len(ce.Problems) > 1 {
+		fix = "; please correct them"
+	}
+	return message + " — " + ce.Detail() + fix
+}
+
+// validProperties are the properties of content that have no problem, as
+// defaults for a re-ask: not empty ("" or null: not given), each once, in
+// the order sent. With a problem of the content as a whole there are none.
+func validProperties(content json.RawMessage, problems []Problem) []propertyDefault {
+	for _, p := range problems {
+		if p.Property == "" {
+			return nil
+		}
+	}
+	var out []propertyDefault
+	roundtrip.EachMember(content, 0, func(key, value []byte) bool {
+		name := string(key)
+		if string(value) == "null" || string(value) == `""` || defaultIndex(out, name) >= 0 || hasProblem(problems, name) {
+			return true
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, value) == nil {
+			out = append(out, propertyDefault{Property: name, Value: b.Bytes()})
+		}
+		return true
+	})
+	return out
+}
+
+func defaultIndex(ds []propertyDefault, name string) int {
+	for i, d := range ds {
+		if d.Property == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func hasProblem(problems []Problem, property string) bool {
+	for _, p := range problems {
+		if p.Property == property {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+package runtime_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestReaskGoSDKClient: the official Go SDK client drives a re-ask end to
+// end, in both eras (on 2026-07-28 it performs the input_required retries
+// itself): its first answer breaks the form's validate tag, the re-ask
+// says so and carries the right properties as defaults, and its second
+// answer completes the call.
+func TestReaskGoSDKClient(t *testing.T) {
+	srv := placeServer()
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	for _, version := range []string{"", "2025-11-25", "2025-06-18"} { // "": the SDK's default, 2026-07-28
+		name := version
+		if name == "" {
+			name = "default"
+		}
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []*mcp.ElicitParams
+			answers := []map[string]any{
+				{"host": "web 1", "replicas": 3, "canary": true},
+				{"host": "web1", "replicas": 3, "canary": true},
+			}
+			client := mcp.NewClient(&mcp.Implementation{Name: "reask-test", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, req.Params)
+					if len(answers) == 0 {
+						return &mcp.ElicitResult{Action: "cancel"}, nil
+					}
+					a := answers[0]
+					answers = answers[1:]
+					return &mcp.ElicitResult{Action: "accept", Content: a}, nil
+				},
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "place-reask"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					text.WriteString(tc.Text)
+				}
+			}
+			if want := `host=web1 replicas=3 contact="" canary=true`; res.IsError || text.String() != want {
+				t.Errorf("result %q (isError %v), want %q", text.String(), res.IsError, want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 2 {
+				t.Fatalf("asked %d times, want 2", len(asked))
+			}
+			if want := adaptertest.PlaceMessage + ` — "host" must be a host name; please correct it`; asked[1].Message != want {
+				t.Errorf("re-ask message %q, want %q", asked[1].Message, want)
+			}
+			schema, _ := asked[1].RequestedSchema.(map[string]any)
+			props, _ := schema["properties"].(map[string]any)
+			canary, _ := props["canary"].(map[string]any)
+			if canary["default"] != true {
+				t.Errorf("re-ask schema: canary default %v, want true: %v", canary["default"], schema)
+			}
+		})
+	}
+}
