@@ -111,15 +111,22 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](ctx context.Context, message string, opts ...ElicitOption) (T, error) {
 	var v T
-	c, d, schema, err := formFor[T, P](ctx)
+	c, err := callFrom(ctx)
 	if err != nil {
 		return v, err
 	}
-	res, err := c.session.askForm(ctx, c, ElicitKey(d.Key, opts...), message, schema)
+	if err := c.session.checkForm(); err != nil {
+		return v, err
+	}
+	key, schema, decode, err := PrepareElicit[T, P](c.session.protocol, opts...)
 	if err != nil {
 		return v, err
 	}
-	return DecodeAnswer[T, P](res)
+	res, err := c.session.askForm(ctx, c, key, message, schema)
+	if err != nil {
+		return v, err
+	}
+	return decode(res)
 }
 
 // formFor returns the call ctx belongs to, form T's descriptor and its
@@ -182,7 +189,12 @@ func ClientSupportsElicitURL(ctx context.Context) bool {
 // and the adapters' Elicit[T]).
 type ElicitOption func(*elicitOptions)
 
-type elicitOptions struct{ key string }
+type elicitOptions struct {
+	key         string
+	choices     []choiceSet // WithChoices, in call order
+	defaults    any         // WithDefaults
+	hasDefaults bool
+}
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
 // input_required round trip (default: the form's key, e.g. "peer_form", or

@@ -41,7 +41,7 @@ func (e Elicitation) Asks(form any) bool {
 		return false
 	}
 	want, err := runtime.FormSchema(d, e.protocol)
-	return err == nil && jsonEqual(want, e.Schema)
+	return err == nil && asksForm(d, want, e.Schema)
 }
 
 // String renders the elicitation and its answer on one line, as failure

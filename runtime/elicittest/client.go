@@ -249,7 +249,7 @@ func (cl *call) mismatch(a Answer, e Elicitation) string {
 	if err != nil {
 		return fmt.Sprintf("is answered with a %s, which cannot be asked on %s (%v); it was canceled", a.form.Name, cl.protocol, err)
 	}
-	if !jsonEqual(want, e.Schema) {
+	if !asksForm(a.form, want, e.Schema) {
 		return fmt.Sprintf("did not ask for the %s of %v\n\tasked:   %s\n\t%s is: %s\n\tit was canceled; check the order of the answers",
 			a.form.Name, a, e.Schema, a.form.Name, want)
 	}

@@ -158,20 +158,23 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](c Caller, message string, opts ...runtime.ElicitOption) (T, error) {
 	var zero T
-	d, schema, err := formFor[T, P](c)
+	if c.Unsupported != nil {
+		return zero, c.Unsupported
+	}
+	key, schema, decode, err := runtime.PrepareElicit[T, P](c.Version, opts...)
 	if err != nil {
 		return zero, err
 	}
 	var raw json.RawMessage
 	if c.Run != nil {
-		raw, err = c.Run.ask(runtime.ElicitKey(d.Key, opts...), message, schema)
+		raw, err = c.Run.ask(key, message, schema)
 	} else {
 		raw, err = c.Send(message, schema)
 	}
 	if err != nil {
 		return zero, err
 	}
-	return runtime.DecodeAnswer[T, P](raw)
+	return decode(raw)
 }
 
 // CanElicit is the body of an adapter's CanElicit[T]: nil when the client
