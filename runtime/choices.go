@@ -248,6 +248,9 @@ func setChoices(p map[string]any, choices []Choice) {
 // not zero, and pointer fields that are not nil.
 func givenValues(v any, form reflect.Type) (map[string]json.RawMessage, error) {
 	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return nil, fmt.Errorf("got a nil, the form is %v: pass a value of the form", form)
+	}
 	if rv.Kind() == reflect.Pointer && rv.Type().Elem() == form {
 		if rv.IsNil() {
 			return nil, fmt.Errorf("a nil *%s", form.Name())
