@@ -58,7 +58,8 @@ func WithChoices(property string, choices ...Choice) ElicitOption {
 // property's default where the client's protocol version can (booleans
 // from 2025-06-18; strings, numbers, choices and multi-selects from
 // 2025-11-25), and the answer gets it when the client leaves the property
-// out, on every version. A value of another type than the form is an
+// out, on every version; a given property is therefore optional, as with
+// a default in the struct tag. A value of another type than the form is an
 // error matching ErrElicitSchemaInvalid, as is a default the property's
 // schema refuses (one outside the call's choices, say).
 func WithDefaults(form any) ElicitOption {
@@ -159,6 +160,15 @@ func newDynamicForm(d *formimpl.Descriptor, form reflect.Type, version string, o
 				return nil, invalid(prop, "WithDefaults: %v", err)
 			}
 			p["default"] = val
+			// As for a default in the struct tag: the property is
+			// optional, and the answer gets the default when it is left
+			// out (clients that check an answer against the schema, such
+			// as the official Go SDK's, refuse one without a required
+			// property).
+			m["required"] = slices.DeleteFunc(slices.Clone(asStrings(m["required"])), func(r string) bool { return r == prop })
+		}
+		if req := asStrings(m["required"]); len(req) == 0 {
+			delete(m, "required")
 		}
 	}
 	down, vs := subset.Downgrade(m, version)
@@ -172,6 +182,23 @@ func newDynamicForm(d *formimpl.Descriptor, form reflect.Type, version string, o
 		return nil, invalid("", "form %s: %v", name, err)
 	}
 	return dyn, nil
+}
+
+// asStrings is a decoded JSON array of strings ("required").
+func asStrings(v any) []string {
+	switch l := v.(type) {
+	case []string:
+		return l
+	case []any:
+		out := make([]string, 0, len(l))
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // newestSchema decodes the form's schema for the newest version it has,

@@ -51,7 +51,7 @@ func TestCommit(t *testing.T) {
 			const want = `{"type":"object","properties":{` +
 				`"files":{"description":"The changed files to commit.","items":{"anyOf":[{"const":"a.go","title":"a.go (modified)"},{"const":"docs/b.md","title":"docs/b.md (new)"}]},"minItems":1,"title":"Files","type":"array"},` +
 				`"branch":{"default":"main","description":"The branch to commit on.","enum":["dev","main"],"title":"Branch","type":"string"}},` +
-				`"required":["files","branch"]}`
+				`"required":["files"]}`
 			if string(e.Schema) != want {
 				t.Errorf("schema\n%s\nwant\n%s", e.Schema, want)
 			}
