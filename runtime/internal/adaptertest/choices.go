@@ -36,7 +36,7 @@ var RegionSchemas = map[string]string{
 		`"region":{"description":"Where to deploy.","enum":["eu","us"],"enumNames":["Europe","United States"],"type":"string"},` +
 		`"replicas":{"description":"How many replicas to run.","maximum":10,"minimum":1,"type":"integer"},` +
 		`"notify":{"default":false,"description":"Whether to tell the team.","type":"boolean"},` +
-		`"note":{"description":"A note for the log.","type":"string"}}}`,
+		`"note":{"type":"string","description":"A note for the log."}}}`,
 	runtime.Version20251125: newerRegionSchema,
 	runtime.Version20260728: newerRegionSchema,
 }
@@ -45,7 +45,7 @@ const newerRegionSchema = `{"type":"object","properties":{` +
 	`"region":{"default":"us","description":"Where to deploy.","oneOf":[{"const":"eu","title":"Europe"},{"const":"us","title":"United States"}],"type":"string"},` +
 	`"replicas":{"default":3,"description":"How many replicas to run.","maximum":10,"minimum":1,"type":"integer"},` +
 	`"notify":{"default":false,"description":"Whether to tell the team.","type":"boolean"},` +
-	`"note":{"description":"A note for the log.","type":"string"}}}`
+	`"note":{"type":"string","description":"A note for the log."}}}`
 
 // RegionCalls drives the "region" tool of h (RegionTool; an error is an
 // isError result) on every protocol the kit runs: the schema each version

@@ -23,3 +23,12 @@ type PickForm struct {
 	// The files to pick.
 	Files []string `json:"files" elicit:"choices"`
 }
+
+// AskChoiceForm is AskForm with its name a run-time choice: the runtime's
+// benchmarks ask it with WithChoices and WithDefaults against AskForm.
+//
+//elicit:form
+type AskChoiceForm struct {
+	Name  string `json:"name" elicit:"choices"`
+	Count int64  `json:"count"`
+}

@@ -15,6 +15,7 @@ const (
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*AskChoiceForm)(nil), "AskChoiceForm", 0x720999f6099e6e9d)
 	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
 	formimpl.CheckFingerprint((*FamiliesForm)(nil), "FamiliesForm", 0x873ee18d213ba2ff)
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
@@ -39,6 +40,58 @@ func _() {
 		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + min("ipv6-unicast\x00", string(IPv6Unicast)):    0,
 		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + "ipv6-unicast\x00":                              0,
 	}
+}
+
+// This conversion stops compiling when the fields of AskChoiceForm change: run go generate.
+type elicit_AskChoiceForm_changed_run_go_generate = struct {
+	Name  string
+	Count int64
+}
+
+var _ = AskChoiceForm(elicit_AskChoiceForm_changed_run_go_generate{})
+
+// The requestedSchema of AskChoiceForm, the same for every protocol version that can carry it.
+const askChoiceFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
+
+var askChoiceFormDescriptor = &formimpl.Descriptor{
+	Name: "AskChoiceForm",
+	Key:  "ask_choice_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(askChoiceFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(askChoiceFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(askChoiceFormSchema2025_06_18)},
+	},
+	Package: "testform",
+	Choices: []string{"name"},
+}
+
+// ElicitForm describes the AskChoiceForm form: its schema for each protocol version.
+func (*AskChoiceForm) ElicitForm() *formimpl.Descriptor {
+	return askChoiceFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted AskChoiceForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *AskChoiceForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "name":
+			if v, ok := d.StringField(0, "name", -1, -1, "", false); ok {
+				f.Name = v
+			}
+		case "count":
+			if v, ok := d.IntField(1, "count", -9223372036854775808, 9223372036854775807, false); ok {
+				f.Count = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "name")
+	d.Require(1, "count")
+	return d.Err()
 }
 
 // This conversion stops compiling when the fields of AskForm change: run go generate.
