@@ -73,22 +73,45 @@ type choiceSet struct {
 	choices  []Choice
 }
 
+// FormCall is one Elicit[T] call made ready for a client's protocol
+// version by PrepareElicit: what to send, and how to read the answer. For
+// adapters; handlers call Elicit[T].
+type FormCall[T any, P interface {
+	*T
+	formimpl.Form
+}] struct {
+	// Key is the input-request key on 2026-07-28: WithKey's, or the form's.
+	Key string
+	// Schema is the requestedSchema, with the call's WithChoices and
+	// WithDefaults applied.
+	Schema json.RawMessage
+
+	dyn *dynamicForm // nil for a static form
+}
+
+// Decode reads the client's raw elicitation result into a T, as
+// DecodeAnswer does, with the call's defaults filling what the answer left
+// out and its choices checked.
+func (c FormCall[T, P]) Decode(result json.RawMessage) (T, error) {
+	if c.dyn == nil {
+		return DecodeAnswer[T, P](result)
+	}
+	return decodeDynamic[T, P](c.dyn, result)
+}
+
 // PrepareElicit readies one Elicit[T] call for a client on protocol
-// version: the input-request key (WithKey or the form's), the
-// requestedSchema with the call's WithChoices and WithDefaults applied,
-// and the function that decodes the client's raw result into a T (as
-// DecodeAnswer, plus the call's defaults and choices). It gives
-// ErrElicitUnsupported when the version cannot carry T and
-// ErrElicitSchemaInvalid for bad options. For adapters; handlers call
+// version. It gives ErrElicitUnsupported when the version cannot carry T
+// and ErrElicitSchemaInvalid for bad options. For adapters; handlers call
 // Elicit[T].
 func PrepareElicit[T any, P interface {
 	*T
 	formimpl.Form
-}](version string, opts ...ElicitOption) (key string, schema json.RawMessage, decode func(result json.RawMessage) (T, error), err error) {
+}](version string, opts ...ElicitOption) (FormCall[T, P], error) {
 	var v T
 	d := P(&v).ElicitForm()
-	if schema, err = FormSchema(d, version); err != nil {
-		return "", nil, nil, err
+	schema, err := FormSchema(d, version)
+	if err != nil {
+		return FormCall[T, P]{}, err
 	}
 	o := elicitOptions{key: d.Key}
 	for _, opt := range opts {
@@ -97,13 +120,13 @@ func PrepareElicit[T any, P interface {
 		}
 	}
 	if len(o.choices) == 0 && !o.hasDefaults && len(d.Choices) == 0 {
-		return o.key, schema, DecodeAnswer[T, P], nil // a static form: its generated schema as it is
+		return FormCall[T, P]{Key: o.key, Schema: schema}, nil // a static form: its generated schema as it is
 	}
 	dyn, err := dynamicFormFor(d, reflect.TypeFor[T](), version, &o)
 	if err != nil {
-		return "", nil, nil, err
+		return FormCall[T, P]{}, err
 	}
-	return o.key, dyn.schema, func(result json.RawMessage) (T, error) { return decodeDynamic[T, P](dyn, result) }, nil
+	return FormCall[T, P]{Key: o.key, Schema: dyn.schema, dyn: dyn}, nil
 }
 
 // dynamicForm is one call's form: its schema, the defaults to fill in and

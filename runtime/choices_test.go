@@ -135,7 +135,7 @@ func TestPrepareElicitErrors(t *testing.T) {
 		{"default outside the choices", []runtime.ElicitOption{ok, runtime.WithDefaults(testform.RegionForm{Region: "mars"})}, `mars`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, _, err := runtime.PrepareElicit[testform.RegionForm](v, tc.opts...)
+			_, err := runtime.PrepareElicit[testform.RegionForm](v, tc.opts...)
 			if !errors.Is(err, runtime.ErrElicitSchemaInvalid) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want ErrElicitSchemaInvalid containing %q", err, tc.want)
 			}
@@ -149,14 +149,15 @@ func TestPrepareElicitStatic(t *testing.T) {
 	for _, v := range elicittest.Protocols() {
 		d := (&testform.NameForm{}).ElicitForm()
 		want, _ := runtime.FormSchema(d, v)
-		key, schema, decode, err := runtime.PrepareElicit[testform.NameForm](v)
-		if err != nil || key != "name_form" || string(schema) != string(want) || decode == nil {
-			t.Fatalf("%s: %q %s %v", v, key, schema, err)
+		fc, err := runtime.PrepareElicit[testform.NameForm](v)
+		if err != nil || fc.Key != "name_form" || string(fc.Schema) != string(want) {
+			t.Fatalf("%s: %q %s %v", v, fc.Key, fc.Schema, err)
 		}
-		_, schema, decode, err = runtime.PrepareElicit[testform.NameForm](v, runtime.WithDefaults(&testform.NameForm{Name: "Ada"}), runtime.WithKey("who"))
-		if err != nil {
-			t.Fatal(err)
+		fc, err = runtime.PrepareElicit[testform.NameForm](v, runtime.WithDefaults(&testform.NameForm{Name: "Ada"}), runtime.WithKey("who"))
+		if err != nil || fc.Key != "who" {
+			t.Fatal(fc.Key, err)
 		}
+		schema, decode := fc.Schema, fc.Decode
 		if got := strings.Contains(string(schema), `"default":"Ada"`); got != (v != runtime.Version20250618) {
 			t.Errorf("%s: schema %s", v, schema)
 		}

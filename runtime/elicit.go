@@ -118,15 +118,15 @@ func Elicit[T any, P interface {
 	if err := c.session.checkForm(); err != nil {
 		return v, err
 	}
-	key, schema, decode, err := PrepareElicit[T, P](c.session.protocol, opts...)
+	fc, err := PrepareElicit[T, P](c.session.protocol, opts...)
 	if err != nil {
 		return v, err
 	}
-	res, err := c.session.askForm(ctx, c, key, message, schema)
+	res, err := c.session.askForm(ctx, c, fc.Key, message, fc.Schema)
 	if err != nil {
 		return v, err
 	}
-	return decode(res)
+	return fc.Decode(res)
 }
 
 // formFor returns the call ctx belongs to, form T's descriptor and its

@@ -161,20 +161,20 @@ func Elicit[T any, P interface {
 	if c.Unsupported != nil {
 		return zero, c.Unsupported
 	}
-	key, schema, decode, err := runtime.PrepareElicit[T, P](c.Version, opts...)
+	fc, err := runtime.PrepareElicit[T, P](c.Version, opts...)
 	if err != nil {
 		return zero, err
 	}
 	var raw json.RawMessage
 	if c.Run != nil {
-		raw, err = c.Run.ask(key, message, schema)
+		raw, err = c.Run.ask(fc.Key, message, fc.Schema)
 	} else {
-		raw, err = c.Send(message, schema)
+		raw, err = c.Send(message, fc.Schema)
 	}
 	if err != nil {
 		return zero, err
 	}
-	return decode(raw)
+	return fc.Decode(raw)
 }
 
 // CanElicit is the body of an adapter's CanElicit[T]: nil when the client
