@@ -190,10 +190,8 @@ func ClientSupportsElicitURL(ctx context.Context) bool {
 type ElicitOption func(*elicitOptions)
 
 type elicitOptions struct {
-	key         string
-	choices     []choiceSet // WithChoices, in call order
-	defaults    any         // WithDefaults
-	hasDefaults bool
+	key  string
+	form *formOptions // WithChoices and WithDefaults; nil without them
 }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
