@@ -3,7 +3,9 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -173,4 +175,37 @@ func TestPrepareElicitStatic(t *testing.T) {
 			t.Errorf("%s: decline: %v", v, err)
 		}
 	}
+}
+
+// TestPrepareElicitConcurrent: calls with different choices at once each
+// get their own schema and answer check (the runtime keeps the form built
+// last per form and version; -race checks the sharing).
+func TestPrepareElicitConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				file := fmt.Sprintf("f%d.go", (g+i)%3)
+				fc, err := runtime.PrepareElicit[testform.PickForm](runtime.Version20251125, runtime.WithChoices("files", runtime.Choice{Value: file}))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !strings.Contains(string(fc.Schema), `"enum":["`+file+`"]`) {
+					t.Errorf("asked %s with %s", file, fc.Schema)
+					return
+				}
+				f, err := fc.Decode([]byte(`{"action":"accept","content":{"files":["` + file + `"]}}`))
+				if err != nil || len(f.Files) != 1 || f.Files[0] != file {
+					t.Errorf("decode %s: %+v, %v", file, f, err)
+				}
+				if _, err := fc.Decode([]byte(`{"action":"accept","content":{"files":["other.go"]}}`)); !errors.Is(err, runtime.ErrElicitInvalidContent) {
+					t.Errorf("other.go against %s: %v", file, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
