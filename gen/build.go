@@ -364,7 +364,8 @@ func (b *builder) fields(form *formModel, st *types.Struct, path []string, props
 			name = jsonName
 		}
 		f := &fieldModel{GoName: v.Name(), Path: append(slicesClone(path), v.Name()), Pos: v.Pos(), Name: name, Type: v.Type()}
-		if !b.fieldType(f, v) {
+		choices := b.choicesTag(f, tag)
+		if choices && !b.choicesType(f, v) || !choices && !b.fieldType(f, v) {
 			continue
 		}
 		for _, o := range strings.Split(jsonOpts, ",") {
@@ -399,6 +400,9 @@ func (b *builder) fields(form *formModel, st *types.Struct, path []string, props
 			// none: there a UI that insists on a touch is right.
 			s.Default, f.Default = false, false
 			f.Additions = append(f.Additions, oracle.Addition{Property: f.Name, Keyword: "default", Reason: oracle.ReasonBoolDefault})
+		}
+		if choices {
+			b.checkChoices(f)
 		}
 		if f.Pointer && f.Required && !b.explicitRequired(schemaTag) && !f.NonZero {
 			f.Required = false
@@ -533,7 +537,7 @@ func (b *builder) fieldType(f *fieldModel, v *types.Var) bool {
 				}
 			}
 		}
-		b.errorf(f.Pos, "field %s: slice %s is not allowed: only a slice of a string enum type (a multi-select) is", f.GoName, b.typeString(t))
+		b.errorf(f.Pos, "field %s: slice %s is not allowed: only a slice of a string enum type (a multi-select) is, or a slice of strings tagged elicit:%q whose options the call gives", f.GoName, b.typeString(t), choicesTagValue)
 	case *types.Pointer:
 		b.errorf(f.Pos, "field %s: type %s is not allowed", f.GoName, b.typeString(v.Type()))
 	default:
@@ -757,7 +761,9 @@ func (b *builder) typeSchema(f *fieldModel) *jsonschema.Schema {
 				s.Items.Enum = append(s.Items.Enum, m.Value)
 			}
 		}
-		f.Additions = append(f.Additions, oracle.Addition{Property: f.Name, Keyword: "items", Reason: oracle.ReasonEnumConstants})
+		if !f.Choices {
+			f.Additions = append(f.Additions, oracle.Addition{Property: f.Name, Keyword: "items", Reason: oracle.ReasonEnumConstants})
+		}
 	}
 	return s
 }

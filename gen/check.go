@@ -35,6 +35,7 @@ func checkForm(form *formModel) []Diagnostic {
 	if err != nil {
 		return []Diagnostic{{form.Pos, fmt.Sprintf("form %s: %v", form.Name, err)}}
 	}
+	withChoicePlaceholders(form, m)
 	var diags []Diagnostic
 	versions := subset.FormVersions
 	newest := versions[len(versions)-1]
@@ -52,6 +53,7 @@ func checkForm(form *formModel) []Diagnostic {
 			form.Variants = append(form.Variants, schemaVariant{Version: ver, Unsupported: unsupported(vs)})
 			continue
 		}
+		stripChoices(form, down)
 		b, err := marshalSchema(down, order)
 		if err != nil {
 			return []Diagnostic{{form.Pos, fmt.Sprintf("form %s: marshalling the %s schema: %v", form.Name, ver, err)}}

@@ -256,13 +256,20 @@ func (e *emitter) emit() {
 		variants = append(variants, jen.Line().Values(fields...))
 	}
 	desc := e.ident("Descriptor")
-	f.Var().Id(desc).Op("=").Op("&").Qual(formimplPath, "Descriptor").Values(
+	descFields := []jen.Code{
 		jen.Line().Id("Name").Op(":").Lit(form.Name),
 		jen.Line().Id("Key").Op(":").Lit(inputKey(form.Name)),
 		jen.Line().Id("Variants").Op(":").Index().Qual(formimplPath, "Variant").Values(append(variants, jen.Line())...),
 		jen.Line().Id("Package").Op(":").Lit(e.pkg.Name()),
-		jen.Line(),
-	)
+	}
+	if names := form.choiceProperties(); len(names) > 0 {
+		lits := make([]jen.Code, len(names))
+		for i, n := range names {
+			lits[i] = jen.Lit(n)
+		}
+		descFields = append(descFields, jen.Line().Id("Choices").Op(":").Index().String().Values(lits...))
+	}
+	f.Var().Id(desc).Op("=").Op("&").Qual(formimplPath, "Descriptor").Values(append(descFields, jen.Line())...)
 	f.Line()
 	f.Comment(fmt.Sprintf("ElicitForm describes the %s form: its schema for each protocol version.", form.Name))
 	f.Func().Params(jen.Op("*").Id(form.Name)).Id("ElicitForm").Params().Op("*").Qual(formimplPath, "Descriptor").Block(jen.Return(jen.Id(desc)))
@@ -584,14 +591,18 @@ func (e *emitter) readEnum(f *fieldModel) []jen.Code {
 		cases = append(cases, jen.Case(jen.Lit(m.Value)).Block(jen.Id("items").Op("=").Append(jen.Id("items"), e.enumValue(f, m))))
 	}
 	cases = append(cases, jen.Default().Block(d().Dot("Problem").Call(prop, jen.Lit("must contain only "+quoteValues(f.Enum.Values())))))
+	keep := jen.Switch(jen.String().Call(jen.Id("b"))).Block(cases...)
+	if f.Choices {
+		// Run-time choices: every item is kept; the runtime checks them
+		// against the call's choices.
+		keep = jen.Id("items").Op("=").Append(jen.Id("items"), e.elemType(f).Call(jen.String().Call(jen.Id("b"))))
+	}
 	stmts := []jen.Code{
 		jen.Id("items").Op(":=").Index().Add(e.elemType(f)).Values(),
 		jen.Id("n").Op(":=").Lit(0),
 		jen.For(jen.Id("more").Op(":=").Id("d").Dot("Item").Call(prop, jen.True()), jen.Id("more"), jen.Id("more").Op("=").Id("d").Dot("Item").Call(prop, jen.False())).Block(
 			jen.Id("n").Op("++"),
-			jen.If(jen.List(jen.Id("b"), jen.Id("ok")).Op(":=").Id("d").Dot("ItemBytes").Call(prop), jen.Id("ok")).Block(
-				jen.Switch(jen.String().Call(jen.Id("b"))).Block(cases...),
-			),
+			jen.If(jen.List(jen.Id("b"), jen.Id("ok")).Op(":=").Id("d").Dot("ItemBytes").Call(prop), jen.Id("ok")).Block(keep),
 		),
 	}
 	if f.NonZero {

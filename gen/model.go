@@ -72,6 +72,9 @@ type fieldModel struct {
 	// NonZero is validate:"required": besides being present, the value
 	// must not be the zero value (validator's meaning of required).
 	NonZero bool
+	// Choices is elicit:"choices": a kindString or kindMultiSelect (with
+	// an empty Enum) whose options the handler gives at the call.
+	Choices bool
 	Schema  *jsonschema.Schema
 	// Additions lists what the schema holds beyond what invopop's
 	// Reflector would produce for the same field.

@@ -194,6 +194,10 @@ func (b *builder) schemaTag(f *fieldModel, tag string) {
 			}
 			s.Format, f.Format = val, val
 		case "enum":
+			if f.Choices {
+				b.errorf(f.Pos, "field %s: enum tag on a field tagged elicit:%q: give the choices at the call with runtime.WithChoices, or remove the elicit tag", f.GoName, choicesTagValue)
+				continue
+			}
 			if f.Kind == kindEnum || f.Kind == kindMultiSelect {
 				b.errorf(f.Pos, "field %s: enum tag on a field of enum type %s: its constants are the members", f.GoName, f.Enum.Type.Obj().Name())
 				continue

@@ -242,6 +242,25 @@ func newBenchInputRequiredServer() *Server {
 	return srv
 }
 
+// newBenchDynamicServer serves the same exchange with a dynamic form:
+// testform.AskChoiceForm, its name a run-time choice, its count prefilled,
+// under AskForm's key. Its ServeInputRequired and RoundTripInputRequired
+// benchmarks against the static ones are the cost of WithChoices and
+// WithDefaults (issue 18: at most 2x a static form per round trip).
+func newBenchDynamicServer() *Server {
+	srv := NewServer(Options{Name: "bench", Version: "1", ElicitTimeout: -1})
+	names := []Choice{{Value: "ada", Title: "Ada"}, {Value: "bob", Title: "Bob"}}
+	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		form, err := Elicit[testform.AskChoiceForm](ctx, "Name and count?", WithKey("ask_form"),
+			WithChoices("name", names...), WithDefaults(testform.AskChoiceForm{Count: 3}))
+		if err != nil {
+			return nil, err
+		}
+		return TextResult(form.Name + " " + strconv.FormatInt(form.Count, 10)), nil
+	})
+	return srv
+}
+
 // The bodies a 2026-07-28 client sends, as the end-to-end harness sends them.
 const (
 	benchInputRequiredMeta  = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
@@ -343,6 +362,14 @@ func BenchmarkRoundTripInputRequired(b *testing.B) {
 	benchInputRequiredHTTP(b, srv)
 }
 
+// BenchmarkRoundTripInputRequiredDynamic is BenchmarkRoundTripInputRequired
+// with the dynamic form (newBenchDynamicServer).
+func BenchmarkRoundTripInputRequiredDynamic(b *testing.B) {
+	srv := newBenchDynamicServer()
+	defer srv.Shutdown(context.Background())
+	benchInputRequiredHTTP(b, srv)
+}
+
 // floorInputRequiredServer is the least a server can do for the 2026-07-28
 // exchange: hand-written JSON, a constant requestState neither sealed nor
 // checked.
@@ -400,6 +427,18 @@ func (w *benchWriter) reset() {
 func BenchmarkServeInputRequired(b *testing.B) {
 	srv := newBenchInputRequiredServer()
 	defer srv.Shutdown(context.Background())
+	benchServeInputRequired(b, srv)
+}
+
+// BenchmarkServeInputRequiredDynamic is BenchmarkServeInputRequired with the
+// dynamic form (newBenchDynamicServer).
+func BenchmarkServeInputRequiredDynamic(b *testing.B) {
+	srv := newBenchDynamicServer()
+	defer srv.Shutdown(context.Background())
+	benchServeInputRequired(b, srv)
+}
+
+func benchServeInputRequired(b *testing.B, srv *Server) {
 	req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", acceptBoth)

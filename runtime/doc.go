@@ -61,6 +61,39 @@
 // checked against the elicitation subset of the session's protocol version
 // before anything is sent, and the answer is validated against it.
 //
+// # Choices and defaults known at run time
+//
+// A field tagged elicit:"choices" (a string: one choice; a []string: a
+// multi-select) gets its options at each call, with titles; WithDefaults
+// prefills any form from a value of it:
+//
+//	//elicit:form
+//	type CommitForm struct {
+//		Files  []string `json:"files" elicit:"choices" validate:"min=1"`
+//		Branch string   `json:"branch" elicit:"choices"`
+//	}
+//
+//	form, err := runtime.Elicit[CommitForm](ctx, "Commit which files?",
+//		runtime.WithChoices("files", runtime.Choice{Value: "a.go", Title: "a.go (modified)"}),
+//		runtime.WithChoices("branch", runtime.Choice{Value: "main"}, runtime.Choice{Value: "dev"}),
+//		runtime.WithDefaults(CommitForm{Branch: "main"}))
+//
+// The call's schema is the generated one with those properties rebuilt and
+// checked by the subset checker for the client's version before anything
+// is sent (ErrElicitSchemaInvalid for an empty or repeated choice, a
+// property that is not a choices field, a choices field without
+// WithChoices, a default the property refuses): titles as oneOf/anyOf,
+// or enumNames on 2025-06-18; defaults where the version carries them
+// (booleans from 2025-06-18, the rest from 2025-11-25). A field of the
+// WithDefaults value counts as given when it is not its type's zero value
+// (a pointer: when not nil); a given property is optional, and the answer
+// gets its default when the client leaves it out, on every version. An
+// answer outside the call's choices is a *ContentError naming the
+// property. On 2026-07-28 the handler runs again with the answer and must
+// pass the same choices: an answer counts only for the question asked
+// (see below), so when the choices changed between runs (a file appeared),
+// the client is asked again with the new ones.
+//
 // # Outcomes
 //
 //	accept                        content, nil

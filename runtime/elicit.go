@@ -130,14 +130,20 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](ctx context.Context, message string, opts ...ElicitOption) (T, error) {
 	var v T
-	c, d, schema, err := formFor[T, P](ctx)
+	c, err := callFrom(ctx)
 	if err != nil {
 		return v, err
 	}
-	key := ElicitKey(d.Key, opts...)
-	return AskAndDecode[T, P](c.session.protocol, message, schema, func(message string, schema json.RawMessage) (json.RawMessage, error) {
-		return c.session.askForm(ctx, c, key, message, schema)
-	}, opts...)
+	if err := c.session.checkForm(); err != nil {
+		return v, err
+	}
+	fc, err := PrepareElicit[T, P](c.session.protocol, opts...)
+	if err != nil {
+		return v, err
+	}
+	return fc.Ask(message, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return c.session.askForm(ctx, c, fc.Key, message, schema)
+	})
 }
 
 // formFor returns the call ctx belongs to, form T's descriptor and its
@@ -202,7 +208,8 @@ type ElicitOption func(*elicitOptions)
 
 type elicitOptions struct {
 	key    string
-	reasks int // WithReask
+	reasks int          // WithReask
+	form   *formOptions // WithChoices and WithDefaults; nil without them
 }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28

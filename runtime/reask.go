@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
-	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
 // WithReask lets an elicitation ask again, up to n more times, when the
@@ -33,22 +32,22 @@ func WithReask(n int) ElicitOption {
 	return func(o *elicitOptions) { o.reasks = max(n, 0) }
 }
 
-// AskAndDecode is what Elicit[T] does once it has the form's schema for
-// the client's protocol version: ask with ask (which sends message and
-// schema and returns the client's raw ElicitResult), decode the answer with
-// the generated code, and re-ask as WithReask among opts allows. It is
-// for adapters to other server libraries; its outcomes are Elicit[T]'s.
-func AskAndDecode[T any, P interface {
-	*T
-	formimpl.Form
-}](version, message string, schema json.RawMessage, ask func(message string, schema json.RawMessage) (json.RawMessage, error), opts ...ElicitOption) (T, error) {
+// Ask asks the call's question with ask (which sends message and schema
+// and returns the client's raw ElicitResult) and decodes the answer with
+// Decode, re-asking as WithReask allows: what Elicit[T] does once the call
+// is prepared. For adapters to other server libraries; its outcomes are
+// Elicit[T]'s.
+func (c FormCall[T, P]) Ask(message string, ask func(message string, schema json.RawMessage) (json.RawMessage, error)) (T, error) {
 	var v T
 	if ask == nil {
-		return v, errors.New("elicit: AskAndDecode needs an ask function")
+		return v, errors.New("elicit: FormCall.Ask needs an ask function")
 	}
-	err := askUntilValid(version, message, schema, elicitOptionsOf("", opts).reasks, ask, func(raw json.RawMessage) error {
+	if c.Schema == nil {
+		return v, errors.New("elicit: FormCall.Ask on a FormCall not made by PrepareElicit")
+	}
+	err := askUntilValid(c.version, message, c.Schema, c.reasks, ask, func(raw json.RawMessage) error {
 		var err error
-		v, err = DecodeAnswer[T, P](raw)
+		v, err = c.Decode(raw)
 		return err
 	})
 	return v, err

@@ -123,25 +123,37 @@ func TestSchemaWithDefaults2025_06_18(t *testing.T) {
 	}
 }
 
-// TestAskAndDecodeZero: the adapters' kit function refuses a nil ask and
-// passes an ask's error through, re-asking nothing.
-func TestAskAndDecodeZero(t *testing.T) {
-	if _, err := AskAndDecode[testform.NameForm]("", "", nil, nil); err == nil {
-		t.Error("AskAndDecode with a nil ask: no error")
+// TestFormCallAskZero: the adapters' kit method refuses a nil ask and a
+// FormCall not made by PrepareElicit, and passes an ask's error through,
+// re-asking nothing.
+func TestFormCallAskZero(t *testing.T) {
+	if _, err := (FormCall[testform.NameForm, *testform.NameForm]{}).Ask("", nil); err == nil {
+		t.Error("Ask with a nil ask: no error")
+	}
+	if _, err := (FormCall[testform.NameForm, *testform.NameForm]{}).Ask("", func(string, json.RawMessage) (json.RawMessage, error) { return nil, nil }); err == nil {
+		t.Error("Ask on a zero FormCall: no error")
+	}
+	fc, err := PrepareElicit[testform.NameForm](Version20251125, WithReask(3), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	asks := 0
-	_, err := AskAndDecode[testform.NameForm](Version20251125, "Who?", nil, func(string, json.RawMessage) (json.RawMessage, error) {
+	_, err = fc.Ask("Who?", func(string, json.RawMessage) (json.RawMessage, error) {
 		asks++
 		return json.RawMessage(`{"action":"decline"}`), nil
-	}, WithReask(3), nil)
+	})
 	if !errors.Is(err, ErrElicitDeclined) || asks != 1 {
 		t.Errorf("decline with WithReask(3): %v after %d asks, want ErrElicitDeclined after 1", err, asks)
 	}
+	fc, err = PrepareElicit[testform.NameForm](Version20251125, WithReask(2))
+	if err != nil {
+		t.Fatal(err)
+	}
 	asks = 0
-	_, err = AskAndDecode[testform.NameForm](Version20251125, "Who?", nil, func(string, json.RawMessage) (json.RawMessage, error) {
+	_, err = fc.Ask("Who?", func(string, json.RawMessage) (json.RawMessage, error) {
 		asks++
 		return json.RawMessage(`{"action":"accept","content":{"name":""}}`), nil
-	}, WithReask(2))
+	})
 	if !errors.Is(err, ErrElicitInvalidContent) || asks != 3 {
 		t.Errorf("invalid with WithReask(2): %v after %d asks, want ErrElicitInvalidContent after 3", err, asks)
 	}

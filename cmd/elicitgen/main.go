@@ -62,6 +62,15 @@
 // package are read from that package's source file; when it cannot be
 // read (a build with -trimpath), the enum is sent untitled.
 //
+// A field tagged elicit:"choices" takes its options at the call
+// (runtime.WithChoices): a string field, or a string type without
+// constants, is a single choice, a slice of them a multi-select. The
+// schema carries the property without options, and the descriptor names
+// it; the runtime fills the options in per call and checks the answer
+// against them. Static choices (an enum type, enum= or oneof=), a tag
+// default (use runtime.WithDefaults) and minLength, maxLength or format do
+// not fit such a field and are reported.
+//
 // A sized integer type tells the client its range: an int8, int16, int32,
 // uint8, uint16 or uint32 field gets the minimum and maximum of its type
 // unless its tags give narrower ones, and uint and uint64 get minimum 0

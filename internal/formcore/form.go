@@ -32,6 +32,11 @@ type Descriptor struct {
 	// in another package (the runtime's errors say "booking.PeerForm").
 	// Contract 3; "" in code generated for contract 2.
 	Package string
+	// Choices names the run-time choices properties (fields tagged
+	// elicit:"choices"), in field order: their options come from the call
+	// (runtime.WithChoices), and Variants carry them without options.
+	// Contract 4; nil in code generated before it.
+	Choices []string
 }
 
 // Variant is the form as one protocol version sees it.

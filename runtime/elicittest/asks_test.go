@@ -93,7 +93,7 @@ func TestAsksToleratesWhatACallChanges(t *testing.T) {
 		{"another bound", "", edit(tripSchema, `"maximum":9`, `"maximum":8`), "", `its "seats" is .*"maximum":8`},
 		{"a required one left out", "", edit(tripSchema, city, ``, `"required":["city","class"]`, `"required":["class"]`), "", `it leaves out "city", which the TripForm requires`},
 		{"required differs", "", edit(tripSchema, `"required":["city","class"]`, `"required":["city","class","seats"]`), "", `it requires "seats", which the TripForm does not`},
-		{"not required", "", edit(tripSchema, `"required":["city","class"]`, `"required":["city"]`), "", `it does not require "class", which the TripForm does`},
+		{"not required", "", edit(tripSchema, `"required":["city","class"]`, `"required":["city"]`), "", `it does not require "class", which the TripForm does \(and gives no default\)`},
 		{"one more property", "", edit(tripSchema, city, city+`"note":{"type":"string"},`), "", `it asks for "note", which the TripForm does not have`},
 		{"an optional one the version carries left out", "", without(seats), "", `it leaves out "extras", which the TripForm has and 20[0-9-]+ can carry`},
 		{"an optional one 2025-06-18 carries left out", runtime.Version20250618, edit(without(seats), class, legacyClass), "", `it leaves out "seats", which the TripForm has and 2025-06-18 can carry`},

@@ -19,7 +19,8 @@ import (
 // optional properties left out because the client's version cannot carry
 // them (a multi-select on 2025-06-18). Property names, types, titles,
 // bounds, formats and which of the asked properties are required must be
-// the form's.
+// the form's, except that a property given a default at the call is
+// optional.
 
 // formSchemaFor returns the schema a question of form d on protocol is
 // compared with: the form's for that version or, when the version cannot
@@ -66,8 +67,8 @@ func questionDiff(name, protocol string, form, asked []byte) string {
 			return fmt.Sprintf("its %q is %s, the %s's is %s (enum members and defaults aside)", p, compactJSON(ap[p]), name, compactJSON(fs))
 		case ar[p] && !fr[p]:
 			return fmt.Sprintf("it requires %q, which the %s does not", p, name)
-		case !ar[p] && fr[p]:
-			return fmt.Sprintf("it does not require %q, which the %s does", p, name)
+		case !ar[p] && fr[p] && !hasDefault(ap[p]):
+			return fmt.Sprintf("it does not require %q, which the %s does (and gives no default)", p, name)
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(fp)) {
@@ -87,6 +88,14 @@ func questionDiff(name, protocol string, form, asked []byte) string {
 		}
 	}
 	return ""
+}
+
+// hasDefault reports whether the property schema p carries a default: a
+// property given a default at the call (runtime.WithDefaults) is optional.
+func hasDefault(p any) bool {
+	m, _ := p.(map[string]any)
+	_, ok := m["default"]
+	return ok
 }
 
 // carries reports whether protocol can carry the property schema p, its

@@ -159,18 +159,20 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](c Caller, message string, opts ...runtime.ElicitOption) (T, error) {
 	var zero T
-	d, schema, err := formFor[T, P](c)
+	if c.Unsupported != nil {
+		return zero, c.Unsupported
+	}
+	fc, err := runtime.PrepareElicit[T, P](c.Version, opts...)
 	if err != nil {
 		return zero, err
 	}
 	ask := c.Send
 	if c.Run != nil {
-		key := runtime.ElicitKey(d.Key, opts...)
 		ask = func(message string, schema json.RawMessage) (json.RawMessage, error) {
-			return c.Run.ask(key, message, schema)
+			return c.Run.ask(fc.Key, message, schema)
 		}
 	}
-	return runtime.AskAndDecode[T, P](c.Version, message, schema, ask, opts...)
+	return fc.Ask(message, ask)
 }
 
 // CanElicit is the body of an adapter's CanElicit[T]: nil when the client

@@ -4,21 +4,24 @@ package testform
 
 import "github.com/go-elicit/elicit/runtime/formimpl"
 
-// This file is version 3 of the generated-code contract. When the runtime in
+// This file is version 4 of the generated-code contract. When the runtime in
 // go.mod does not accept it, a line below stops compiling and the type it names
 // says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
 // or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
 const (
-	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 3)
-	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(3 - formimpl.MinVersion)
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 4)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(4 - formimpl.MinVersion)
 )
 
 func init() {
 	// A struct tag changed after generation (the guards below cover field types): run go generate.
+	formimpl.CheckFingerprint((*AskChoiceForm)(nil), "AskChoiceForm", 0x720999f6099e6e9d)
 	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
 	formimpl.CheckFingerprint((*FamiliesForm)(nil), "FamiliesForm", 0x873ee18d213ba2ff)
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
+	formimpl.CheckFingerprint((*PickForm)(nil), "PickForm", 0xaccfa34cbc190dc9)
 	formimpl.CheckFingerprint((*PlaceForm)(nil), "PlaceForm", 0x453a2c495c688ec2)
+	formimpl.CheckFingerprint((*RegionForm)(nil), "RegionForm", 0x7751842fe93fa454)
 }
 
 // An enum constant's value changed after generation: run go generate. A map literal here
@@ -38,6 +41,58 @@ func _() {
 		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + min("ipv6-unicast\x00", string(IPv6Unicast)):    0,
 		"IPv6Unicast is no longer \"ipv6-unicast\": run go generate >" + "ipv6-unicast\x00":                              0,
 	}
+}
+
+// This conversion stops compiling when the fields of AskChoiceForm change: run go generate.
+type elicit_AskChoiceForm_changed_run_go_generate = struct {
+	Name  string
+	Count int64
+}
+
+var _ = AskChoiceForm(elicit_AskChoiceForm_changed_run_go_generate{})
+
+// The requestedSchema of AskChoiceForm, the same for every protocol version that can carry it.
+const askChoiceFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"}},"required":["name","count"]}`
+
+var askChoiceFormDescriptor = &formimpl.Descriptor{
+	Name: "AskChoiceForm",
+	Key:  "ask_choice_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(askChoiceFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(askChoiceFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(askChoiceFormSchema2025_06_18)},
+	},
+	Package: "testform",
+	Choices: []string{"name"},
+}
+
+// ElicitForm describes the AskChoiceForm form: its schema for each protocol version.
+func (*AskChoiceForm) ElicitForm() *formimpl.Descriptor {
+	return askChoiceFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted AskChoiceForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *AskChoiceForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "name":
+			if v, ok := d.StringField(0, "name", -1, -1, "", false); ok {
+				f.Name = v
+			}
+		case "count":
+			if v, ok := d.IntField(1, "count", -9223372036854775808, 9223372036854775807, false); ok {
+				f.Count = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "name")
+	d.Require(1, "count")
+	return d.Err()
 }
 
 // This conversion stops compiling when the fields of AskForm change: run go generate.
@@ -198,6 +253,62 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 	return d.Err()
 }
 
+// This conversion stops compiling when the fields of PickForm change: run go generate.
+type elicit_PickForm_changed_run_go_generate = struct {
+	Files []string
+}
+
+var _ = PickForm(elicit_PickForm_changed_run_go_generate{})
+
+// The requestedSchema of PickForm, the same for every protocol version that can carry it.
+const pickFormSchema2025_11_25 = `{"type":"object","properties":{"files":{"type":"array","description":"The files to pick.","items":{"type":"string"}}},"required":["files"]}`
+
+var pickFormDescriptor = &formimpl.Descriptor{
+	Name: "PickForm",
+	Key:  "pick_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Unsupported: "multi-select (property \"files\") needs protocol 2025-11-25"},
+		{Version: "2025-11-25", Schema: []byte(pickFormSchema2025_11_25)},
+		{Version: "2026-07-28", Schema: []byte(pickFormSchema2025_11_25)},
+	},
+	Package: "testform",
+	Choices: []string{"files"},
+}
+
+// ElicitForm describes the PickForm form: its schema for each protocol version.
+func (*PickForm) ElicitForm() *formimpl.Descriptor {
+	return pickFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted PickForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *PickForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "files":
+			if d.Field(0, "files") {
+				items := []string{}
+				n := 0
+				for more := d.Item("files", true); more; more = d.Item("files", false) {
+					n++
+					if b, ok := d.ItemBytes("files"); ok {
+						items = append(items, string(string(b)))
+					}
+				}
+				if d.CheckItems("files", n, -1, -1) {
+					f.Files = items
+				}
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "files")
+	return d.Err()
+}
+
 // This conversion stops compiling when the fields of PlaceForm change: run go generate.
 type elicit_PlaceForm_changed_run_go_generate = struct {
 	Host     string
@@ -262,5 +373,67 @@ func (f *PlaceForm) ElicitDecode(content []byte) error {
 	if d.Seen(0) {
 		d.ValidateVar("host", f.Host, "hostname")
 	}
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of RegionForm change: run go generate.
+type elicit_RegionForm_changed_run_go_generate = struct {
+	Region   string
+	Replicas int
+	Notify   *bool
+	Note     string
+}
+
+var _ = RegionForm(elicit_RegionForm_changed_run_go_generate{})
+
+// The requestedSchema of RegionForm, the same for every protocol version that can carry it.
+const regionFormSchema2025_06_18 = `{"type":"object","properties":{"region":{"type":"string","description":"Where to deploy."},"replicas":{"type":"integer","description":"How many replicas to run.","minimum":1,"maximum":10},"notify":{"type":"boolean","description":"Whether to tell the team."},"note":{"type":"string","description":"A note for the log."}},"required":["region","replicas"]}`
+
+var regionFormDescriptor = &formimpl.Descriptor{
+	Name: "RegionForm",
+	Key:  "region_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(regionFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(regionFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(regionFormSchema2025_06_18)},
+	},
+	Package: "testform",
+	Choices: []string{"region"},
+}
+
+// ElicitForm describes the RegionForm form: its schema for each protocol version.
+func (*RegionForm) ElicitForm() *formimpl.Descriptor {
+	return regionFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted RegionForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *RegionForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "region":
+			if v, ok := d.StringField(0, "region", -1, -1, "", false); ok {
+				f.Region = v
+			}
+		case "replicas":
+			if v, ok := d.IntField(1, "replicas", 1, 10, false); ok {
+				f.Replicas = int(v)
+			}
+		case "notify":
+			if v, ok := d.BoolField(2, "notify", false); ok {
+				f.Notify = &v
+			}
+		case "note":
+			if v, ok := d.StringField(3, "note", -1, -1, "", false); ok {
+				f.Note = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "region")
+	d.Require(1, "replicas")
 	return d.Err()
 }

@@ -18,6 +18,13 @@
 //	node interop.mjs --stdio ZE [CASE...]   the same over stdio
 //	node interop.mjs --list                 the case names
 //
+// TestTypeScriptSDKClientChoices drives examples/commit the same way, over
+// stdio on a scratch git repository (commitCases: run-time choices and a
+// prefilled branch, and an answer outside the choices):
+//
+//	node interop.mjs --commit COMMIT REPO [CASE...]
+//	node interop.mjs --list-commit
+//
 // The script only reports what the client saw; the test asserts it. To move
 // the pin, edit package.json and run npm install here; the lock file must
 // keep no "resolved" URLs (npm ci does not need them).

@@ -5,7 +5,8 @@
 //
 //	node interop.mjs URL [CASE...]
 //	node interop.mjs --stdio ZE [CASE...]
-//	node interop.mjs --list
+//	node interop.mjs --commit COMMIT REPO [CASE...]   examples/commit on REPO
+//	node interop.mjs --list | --list-commit
 //
 // With no CASE it runs every case. For each case it prints one JSON line on
 // standard output:
@@ -84,6 +85,19 @@ const cases = {
   'legacy-2025-06-18-add-peer': { tool: 'ze_add_peer', args: {}, answers: [], offer: '2025-06-18' },
 };
 
+// commitCases drive examples/commit over stdio (--commit): its commit tool
+// offers the repository's changed files and branches as run-time choices.
+// The TypeScript client does not check answers against the schema, so an
+// answer outside the choices reaches the server.
+const commitCases = {
+  'commit-choices': { tool: 'commit', args: { message: 'add b' }, answers: [accept({ files: ['b.go'] })] },
+  'commit-outside-choices': {
+    tool: 'commit',
+    args: { message: 'add secret' },
+    answers: [accept({ files: ['secret.txt'], branch: 'main' })],
+  },
+};
+
 // offeringFetch returns a fetch that rewrites the protocolVersion of the
 // initialize request to version; every other request goes out unchanged.
 function offeringFetch(version) {
@@ -103,8 +117,8 @@ function offeringFetch(version) {
 // the negotiated version through setProtocolVersion if it has one (the
 // HTTP transport does, for its header); the stdio transport has none, so
 // this one records it. An offer is rewritten in the initialize message.
-function stdioTransport(bin, offer, report) {
-  const transport = new StdioClientTransport({ command: bin, args: ['-stdio'], stderr: 'pipe' });
+function stdioTransport(bin, args, offer, report) {
+  const transport = new StdioClientTransport({ command: bin, args, stderr: 'pipe' });
   report.stderr = '';
   transport.stderr.on('data', (chunk) => {
     report.stderr += chunk.toString();
@@ -124,7 +138,7 @@ function stdioTransport(bin, offer, report) {
   return transport;
 }
 
-// target is {url} or {stdio: ZE}.
+// target is {url}, {stdio: ZE} or {stdio: COMMIT, args: ['-C', REPO]}.
 async function runCase(target, name, c) {
   const report = { case: name, elicitations: [] };
   const options = c.answers === null ? {} : { capabilities: { elicitation: {} } };
@@ -138,7 +152,7 @@ async function runCase(target, name, c) {
     });
   }
   const transport = target.stdio
-    ? stdioTransport(target.stdio, c.offer, report)
+    ? stdioTransport(target.stdio, target.args ?? ['-stdio'], c.offer, report)
     : new StreamableHTTPClientTransport(new URL(target.url), c.offer ? { fetch: offeringFetch(c.offer) } : undefined);
   let timer;
   const timeout = new Promise((_, reject) => {
@@ -180,9 +194,23 @@ async function main(argv) {
     for (const name of Object.keys(cases)) console.log(name);
     return 0;
   }
-  const usage = 'usage: node interop.mjs URL [CASE...] | --stdio ZE [CASE...] | --list';
+  if (argv[0] === '--list-commit') {
+    for (const name of Object.keys(commitCases)) console.log(name);
+    return 0;
+  }
+  const usage =
+    'usage: node interop.mjs URL [CASE...] | --stdio ZE [CASE...] | --commit COMMIT REPO [CASE...] | --list | --list-commit';
   let target, names;
-  if (argv[0] === '--stdio') {
+  let known = cases;
+  if (argv[0] === '--commit') {
+    if (argv.length < 3 || argv[1] === '' || argv[2] === '') {
+      console.error(usage);
+      return 2;
+    }
+    target = { stdio: argv[1], args: ['-C', argv[2]] };
+    names = argv.slice(3);
+    known = commitCases;
+  } else if (argv[0] === '--stdio') {
     if (argv.length < 2 || argv[1] === '') {
       console.error(usage);
       return 2;
@@ -204,14 +232,14 @@ async function main(argv) {
     names = argv.slice(1);
   }
   for (const name of names) {
-    if (!Object.hasOwn(cases, name)) {
-      console.error(`interop: unknown case ${JSON.stringify(name)}; known: ${Object.keys(cases).join(', ')}`);
+    if (!Object.hasOwn(known, name)) {
+      console.error(`interop: unknown case ${JSON.stringify(name)}; known: ${Object.keys(known).join(', ')}`);
       return 2;
     }
   }
   let code = 0;
-  for (const name of names.length > 0 ? names : Object.keys(cases)) {
-    const report = await runCase(target, name, cases[name]);
+  for (const name of names.length > 0 ? names : Object.keys(known)) {
+    const report = await runCase(target, name, known[name]);
     if (report.failure !== undefined) code = 1;
     console.log(JSON.stringify(report));
   }
