@@ -61,8 +61,10 @@ func WithChoices(property string, choices ...Choice) ElicitOption {
 // property's default where the client's protocol version can (booleans
 // from 2025-06-18; strings, numbers, choices and multi-selects from
 // 2025-11-25), and the answer gets it when the client leaves the property
-// out, on every version; a given property is therefore optional, as with
-// a default in the struct tag. A value of another type than the form is an
+// out. Where the version shows the default the property is optional, as
+// with a default in the struct tag; where it cannot (a string on
+// 2025-06-18) the property stays required, so the user is asked for a
+// value rather than given one they never saw. A value of another type than the form is an
 // error matching ErrElicitSchemaInvalid, as is a default the property's
 // schema refuses (one outside the call's choices, say).
 func WithDefaults(form any) ElicitOption {
@@ -257,14 +259,19 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 		b = append(b, raw...)
 	}
 	b = append(b, '}')
-	// A property the call gave a default is optional, as with a default in
-	// the struct tag: the answer gets it when the client leaves it out
-	// (clients that check an answer against the schema, such as the
-	// official Go SDK's, refuse one without a required property).
+	// A property the call gave a default the version can show is optional,
+	// as with a default in the struct tag: the answer gets it when the
+	// client leaves it out (clients that check an answer against the
+	// schema, such as the official Go SDK's, refuse one without a required
+	// property). Where the version cannot show it (a string or number on
+	// 2025-06-18) the property stays required: the user is asked for it
+	// rather than given a value they never saw.
 	sep := byte('[')
 	for _, r := range ver.required {
-		if _, given := dyn.defaults[r]; given {
-			continue
+		if p, ok := downProps[r].(map[string]any); ok {
+			if _, shown := p["default"]; shown {
+				continue
+			}
 		}
 		if sep == '[' {
 			b = append(b, `,"required"`...)

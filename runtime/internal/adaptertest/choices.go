@@ -30,13 +30,14 @@ func RegionTool(ctx context.Context, elicit func(context.Context, string, ...run
 }
 
 // RegionSchemas are the requestedSchemas RegionTool sends: enumNames and
-// only the boolean default on 2025-06-18; oneOf and every default later.
+// only the boolean default on 2025-06-18, where the properties whose
+// defaults cannot be shown stay required; oneOf and every default later.
 var RegionSchemas = map[string]string{
 	runtime.Version20250618: `{"type":"object","properties":{` +
 		`"region":{"description":"Where to deploy.","enum":["eu","us"],"enumNames":["Europe","United States"],"type":"string"},` +
 		`"replicas":{"description":"How many replicas to run.","maximum":10,"minimum":1,"type":"integer"},` +
 		`"notify":{"default":false,"description":"Whether to tell the team.","type":"boolean"},` +
-		`"note":{"type":"string","description":"A note for the log."}}}`,
+		`"note":{"type":"string","description":"A note for the log."}},"required":["region","replicas"]}`,
 	runtime.Version20251125: newerRegionSchema,
 	runtime.Version20260728: newerRegionSchema,
 }
