@@ -8,7 +8,7 @@
 // # Compatibility
 //
 // Each generated file is written for one version of this contract (elicitgen
-// writes version 3) and checks, when it compiles, that the runtime accepts
+// writes version 4) and checks, when it compiles, that the runtime accepts
 // it: a runtime accepts every version from MinVersion to MaxVersion. A
 // runtime upgrade keeps accepting the files generated before it, and raises
 // MinVersion only with a major version of the module. Outside the range the
@@ -40,9 +40,10 @@ import "github.com/go-elicit/elicit/internal/formcore"
 //
 //   - 2: this façade; generated code checks the range.
 //   - 3: Descriptor.Package.
+//   - 4: Variant.Dropped.
 const (
 	MinVersion = 2
-	MaxVersion = 3
+	MaxVersion = 4
 )
 
 // GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest is
