@@ -86,8 +86,9 @@ func dispatch(command string) *runtime.CallToolResult {
 // then for a confirmation: a two-step elicitation (on 2026-07-28 clients two
 // input_required round trips, the first answer kept in requestState).
 func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-	// PeerForm has a multi-select: it needs form elicitation on 2025-11-25
-	// or later, which CanElicit checks (ClientSupportsElicit would not).
+	// PeerForm's optional multi-select (Extra) has no equivalent before
+	// 2025-11-25: a 2025-06-18 client is asked the form without it, and
+	// Dropped names it.
 	if err := runtime.CanElicit[PeerForm](ctx); err != nil {
 		return runtime.ErrorResult("ze_add_peer needs a client that supports elicitation: %v", err), nil
 	}
@@ -114,6 +115,9 @@ func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*ru
 	text := fmt.Sprintf("added peer %s AS %d families %s %s", p.Address, p.ASN, strings.Join(families, ","), mode)
 	if p.Contact != "" {
 		text += " contact " + p.Contact
+	}
+	if dropped := runtime.Dropped[PeerForm](ctx); len(dropped) > 0 {
+		text += " (not asked: " + strings.Join(dropped, ", ") + ")"
 	}
 	return runtime.TextResult(text), nil
 }
