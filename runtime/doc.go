@@ -63,6 +63,11 @@
 // asked everything). A required one makes T unsupported there: CanElicit[T]
 // is an ErrElicitUnsupported naming it.
 //
+// A tool whose arguments type is a generated form can leave the asking to
+// AddTool: with AskMissing, the required arguments a call left out are
+// asked (that part of the form only) before the handler runs, and a client
+// that cannot be asked gets "missing required argument: NAME".
+//
 // ElicitSchema takes a hand-built schema (map[string]any) instead and
 // returns the content as a map (numbers as json.Number); the schema is
 // checked against the elicitation subset of the session's protocol version

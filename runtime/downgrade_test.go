@@ -2,7 +2,6 @@ package runtime_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -42,21 +41,6 @@ func downgradeServer() *runtime.Server {
 	return srv
 }
 
-// properties are the property names of the requestedSchema the client got.
-func properties(t *testing.T, schema json.RawMessage) []string {
-	t.Helper()
-	var s struct{ Properties map[string]json.RawMessage }
-	if err := json.Unmarshal(schema, &s); err != nil {
-		t.Fatalf("schema %s: %v", schema, err)
-	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // TestDowngradeDropsOptionalMultiSelect: on every protocol and transport, a
 // 2025-06-18 client is asked NotifyForm without its optional multi-select
 // (really absent from the schema it receives), the field stays empty, and
@@ -74,7 +58,7 @@ func TestDowngradeDropsOptionalMultiSelect(t *testing.T) {
 		if len(asked) != 1 {
 			t.Fatalf("asked %d times, want once", len(asked))
 		}
-		got := properties(t, asked[0].Schema)
+		got, _ := schemaShape(t, asked[0].Schema)
 		if old {
 			if want := []string{"service"}; !slices.Equal(got, want) {
 				t.Errorf("2025-06-18 schema has %q, want %q: %s", got, want, asked[0].Schema)
@@ -132,7 +116,7 @@ func TestElicitSchemaDropsOptionalMultiSelect(t *testing.T) {
 	c := s.Connect(t, elicittest.Conn{Protocol: runtime.Version20250618})
 	res := c.Call(t, "ask", nil, elicittest.AcceptRaw(`{"service":"web"}`))
 	res.WantText(t, "map[service:web]")
-	if got := properties(t, res.Asked()[0].Schema); !slices.Equal(got, []string{"service"}) {
+	if got, _ := schemaShape(t, res.Asked()[0].Schema); !slices.Equal(got, []string{"service"}) {
 		t.Errorf("schema has %q, want only service", got)
 	}
 	c.Call(t, "ask", nil, elicittest.AcceptRaw(`{"service":"web","notify":["a"]}`)).WantError(t, `"notify"`)
