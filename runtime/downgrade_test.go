@@ -123,3 +123,13 @@ func TestElicitSchemaDropsOptionalMultiSelect(t *testing.T) {
 	c = s.Connect(t, elicittest.Conn{Protocol: runtime.Version20251125})
 	c.Call(t, "ask", nil, elicittest.AcceptRaw(`{"service":"web","notify":["a"]}`)).WantText(t, "map[notify:[a] service:web]")
 }
+
+// TestDroppedOutsideACall: a ctx of no call (or nil) drops nothing.
+func TestDroppedOutsideACall(t *testing.T) {
+	//nolint:staticcheck // a nil ctx is what the test is about
+	for _, ctx := range []context.Context{nil, context.Background()} {
+		if d := runtime.Dropped[testform.NotifyForm](ctx); d != nil {
+			t.Errorf("runtime.Dropped = %q", d)
+		}
+	}
+}

@@ -34,3 +34,13 @@ func TestDowngrade(t *testing.T) {
 	})
 	adaptertest.Downgrade(t, gosdk.NewStreamableHTTPHandler(s, nil))
 }
+
+// TestDroppedOutsideACall: a ctx of no adapted call (or nil) drops nothing.
+func TestDroppedOutsideACall(t *testing.T) {
+	//nolint:staticcheck // a nil ctx is what the test is about
+	for _, ctx := range []context.Context{nil, context.Background()} {
+		if d := gosdk.Dropped[testform.NotifyForm](ctx); d != nil {
+			t.Errorf("Dropped = %q", d)
+		}
+	}
+}
