@@ -14,7 +14,9 @@ import (
 // checkForms runs the project's one subset checker on every form's schema. What
 // the newest protocol version rejects is a diagnostic at the field; what
 // only an older version lacks is downgraded when the checker knows an
-// equivalent, and otherwise that version's variant is marked unsupported.
+// equivalent; an optional property with none is left out of that version's
+// schema (and listed as dropped); a required one marks the version's
+// variant unsupported.
 // It fills form.Variants.
 func checkForms(forms []*formModel) []Diagnostic {
 	// Forms are independent: each fills only its own Variants.
@@ -48,7 +50,7 @@ func checkForm(form *formModel) []Diagnostic {
 	order := form.propertyOrder()
 	form.Variants = form.Variants[:0]
 	for _, ver := range versions {
-		down, vs := subset.Downgrade(m, ver)
+		down, dropped, vs := subset.DowngradeDropping(m, ver)
 		if len(vs) > 0 {
 			form.Variants = append(form.Variants, schemaVariant{Version: ver, Unsupported: unsupported(vs)})
 			continue
@@ -58,7 +60,7 @@ func checkForm(form *formModel) []Diagnostic {
 		if err != nil {
 			return []Diagnostic{{form.Pos, fmt.Sprintf("form %s: marshalling the %s schema: %v", form.Name, ver, err)}}
 		}
-		form.Variants = append(form.Variants, schemaVariant{Version: ver, Schema: b})
+		form.Variants = append(form.Variants, schemaVariant{Version: ver, Schema: b, Dropped: dropped})
 	}
 	return nil
 }

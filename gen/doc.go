@@ -38,8 +38,9 @@
 //   - check.go hands the schema, as decoded JSON, to the project's one
 //     subset checker (internal/subset) for the newest protocol version,
 //     maps each violation back to its field, and derives the schema of
-//     every older version with subset.Downgrade, marking a version
-//     unsupported when no equivalent exists; schemajson.go writes each
+//     every older version with subset.DowngradeDropping: an optional
+//     property with no equivalent is left out (Variant.Dropped), and a
+//     required one marks the version unsupported; schemajson.go writes each
 //     schema with a fixed key order.
 //   - emit.go writes Go source with github.com/dave/jennifer: per form,
 //     the schemas as string constants, a formimpl.Descriptor, ElicitForm,

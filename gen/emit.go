@@ -250,6 +250,13 @@ func (e *emitter) emit() {
 		fields := []jen.Code{jen.Id("Version").Op(":").Lit(v.Version)}
 		if v.Schema != nil {
 			fields = append(fields, jen.Id("Schema").Op(":").Index().Byte().Call(jen.Id(consts[string(v.Schema)])))
+			if len(v.Dropped) > 0 {
+				names := make([]jen.Code, len(v.Dropped))
+				for i, d := range v.Dropped {
+					names[i] = jen.Lit(d)
+				}
+				fields = append(fields, jen.Id("Dropped").Op(":").Index().String().Values(names...))
+			}
 		} else {
 			fields = append(fields, jen.Id("Unsupported").Op(":").Lit(v.Unsupported))
 		}

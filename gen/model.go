@@ -52,6 +52,9 @@ type schemaVariant struct {
 	Version     string
 	Schema      []byte // nil when Unsupported
 	Unsupported string
+	// Dropped are the optional properties Schema leaves out: the version
+	// cannot carry them (contract 4).
+	Dropped []string
 }
 
 // fieldModel is one property of a form.

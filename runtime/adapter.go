@@ -95,17 +95,25 @@ func formName(d *formimpl.Descriptor) string {
 // version, or ErrElicitUnsupported when the form has none for it (the
 // version is unknown, or it cannot express the form: the error says why).
 func FormSchema(d *formimpl.Descriptor, version string) (json.RawMessage, error) {
+	v, err := formVariant(d, version)
+	return v.Schema, err
+}
+
+// formVariant is form d as protocol version sees it: its requestedSchema
+// and the optional properties left out of it (Variant.Dropped), or
+// FormSchema's error.
+func formVariant(d *formimpl.Descriptor, version string) (formimpl.Variant, error) {
 	if d == nil {
-		return nil, unsupportedf("no form descriptor: pass the one the generated ElicitForm method returns")
+		return formimpl.Variant{}, unsupportedf("no form descriptor: pass the one the generated ElicitForm method returns")
 	}
 	variant, ok := d.Lookup(version)
 	switch {
 	case !ok:
-		return nil, unsupportedf("form %s has no schema for protocol %s", formName(d), version)
+		return formimpl.Variant{}, unsupportedf("form %s has no schema for protocol %s", formName(d), version)
 	case variant.Schema == nil:
-		return nil, unsupportedf("form %s: %s", formName(d), variant.Unsupported)
+		return formimpl.Variant{}, unsupportedf("form %s: %s", formName(d), variant.Unsupported)
 	}
-	return variant.Schema, nil
+	return variant, nil
 }
 
 // ElicitKey is the input-request key of an Elicit[T] call: the last WithKey

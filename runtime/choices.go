@@ -108,14 +108,19 @@ type FormCall[T any, P interface {
 	Schema json.RawMessage
 
 	version string
-	reasks  int          // WithReask
-	dyn     *dynamicForm // nil for a static form
+	variant formimpl.Variant // the generated variant for version: what it leaves out
+	reasks  int              // WithReask
+	dyn     *dynamicForm     // nil for a static form
 }
 
 // Decode reads the client's raw elicitation result into a T, as
 // DecodeAnswer does, with the call's defaults filling what the answer left
 // out and its choices checked.
 func (c FormCall[T, P]) Decode(result json.RawMessage) (T, error) {
+	if err := c.variant.CheckDropped(result); err != nil {
+		var zero T
+		return zero, err
+	}
 	if c.dyn == nil {
 		return DecodeAnswer[T, P](result)
 	}
@@ -136,6 +141,7 @@ func PrepareElicit[T any, P interface {
 	if err != nil {
 		return FormCall[T, P]{}, err
 	}
+	variant, _ := d.Lookup(version) // FormSchema found it
 	o := elicitOptions{key: d.Key}
 	for _, opt := range opts {
 		if opt != nil {
@@ -143,13 +149,13 @@ func PrepareElicit[T any, P interface {
 		}
 	}
 	if o.form == nil && len(d.Choices) == 0 {
-		return FormCall[T, P]{Key: o.key, Schema: schema, version: version, reasks: o.reasks}, nil // a static form: its generated schema as it is
+		return FormCall[T, P]{Key: o.key, Schema: schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
 	}
 	dyn, err := dynamicFormFor(d, reflect.TypeFor[T](), version, o.formOptions())
 	if err != nil {
 		return FormCall[T, P]{}, err
 	}
-	return FormCall[T, P]{Key: o.key, Schema: dyn.schema, version: version, reasks: o.reasks, dyn: dyn}, nil
+	return FormCall[T, P]{Key: o.key, Schema: dyn.schema, version: version, variant: variant, reasks: o.reasks, dyn: dyn}, nil
 }
 
 // dynamicForm is one call's form: its schema, the defaults to fill in and

@@ -56,6 +56,18 @@
 // stream through ctx: pass the handler's, or one derived from it (ErrNoCall
 // otherwise, on every protocol). No function takes a session as well.
 //
+// A field whose shape the client's protocol version cannot carry (a
+// multi-select on 2025-06-18) is left out of the form when it is optional:
+// it keeps its default or zero value, an answer that has it is a
+// *ContentError, and Dropped[T] names such fields (nil when the client is
+// asked everything). A required one makes T unsupported there: CanElicit[T]
+// is an ErrElicitUnsupported naming it.
+//
+// A tool whose arguments type is a generated form can leave the asking to
+// AddTool: with AskMissing, the required arguments a call left out are
+// asked (that part of the form only) before the handler runs, and a client
+// that cannot be asked gets "missing required argument: NAME".
+//
 // ElicitSchema takes a hand-built schema (map[string]any) instead and
 // returns the content as a map (numbers as json.Number); the schema is
 // checked against the elicitation subset of the session's protocol version

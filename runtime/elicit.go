@@ -23,12 +23,14 @@ func unsupportedf(format string, args ...any) error {
 // form described by a hand-built requestedSchema and returns the accepted
 // content. The schema is checked against the elicitation subset before
 // anything is sent (ErrElicitSchemaInvalid); a form the session's protocol
-// version cannot express is downgraded where an equivalent exists, otherwise
-// ErrElicitUnsupported names the feature. Accepted content is validated
-// against the schema (*ContentError names each failing property); an
-// optional property sent empty ("" or null) is not given and is left out of
-// the map (see "Empty means not given" in the package doc). In the map it
-// returns, numbers are json.Number (as the client wrote them). ctx
+// version cannot express is downgraded where an equivalent exists; an
+// optional property with none (a multi-select on 2025-06-18) is left out,
+// and an answer that has it is refused; otherwise ErrElicitUnsupported
+// names the feature. Accepted content is validated against the schema
+// (*ContentError names each failing property); an optional property sent
+// empty ("" or null) is not given and is left out of the map (see "Empty
+// means not given" in the package doc). In the map it returns, numbers are
+// json.Number (as the client wrote them). ctx
 // must be the handler's context, or one derived from it (ErrNoCall
 // otherwise).
 //
@@ -46,11 +48,15 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 	if err := s.checkForm(); err != nil {
 		return nil, err
 	}
-	wire := schema
+	wire, checked := schema, schema
 	if s.protocol != subset.V2026_07_28 && s.protocol != subset.V2025_11_25 {
 		var viol []subset.Violation
-		if wire, viol = subset.Downgrade(schema, s.protocol); len(viol) > 0 {
+		var dropped []string
+		if wire, dropped, viol = subset.DowngradeDropping(schema, s.protocol); len(viol) > 0 {
 			return nil, unsupportedf("protocol %s cannot express this form: %s", s.protocol, viol[0].String())
+		}
+		if len(dropped) > 0 {
+			checked = wire // the client was not asked the dropped properties: refuse them
 		}
 	}
 	rawSchema, err := json.Marshal(wire)
@@ -65,7 +71,7 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 		},
 		func(res json.RawMessage) error {
 			var err error
-			values, err = schemaAnswer(schema, res)
+			values, err = schemaAnswer(checked, res)
 			return err
 		})
 	if err != nil {
@@ -147,30 +153,32 @@ func Elicit[T any, P interface {
 }
 
 // formFor returns the call ctx belongs to, form T's descriptor and its
-// schema for the call's protocol version, or why T cannot be asked there.
+// variant for the call's protocol version, or why T cannot be asked there.
 func formFor[T any, P interface {
 	*T
 	formimpl.Form
-}](ctx context.Context) (*call, *formimpl.Descriptor, json.RawMessage, error) {
+}](ctx context.Context) (*call, *formimpl.Descriptor, formimpl.Variant, error) {
 	c, err := callFrom(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, formimpl.Variant{}, err
 	}
 	if err := c.session.checkForm(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, formimpl.Variant{}, err
 	}
 	var v T
 	d := P(&v).ElicitForm()
-	schema, err := FormSchema(d, c.session.protocol)
-	return c, d, schema, err
+	variant, err := formVariant(d, c.session.protocol)
+	return c, d, variant, err
 }
 
 // CanElicit reports whether the form T can be asked of the client of the
 // tool call ctx belongs to: nil, or why not, an error matching
 // ErrElicitUnsupported (the client did not declare form elicitation, or its
-// protocol cannot express T: a multi-select needs 2025-11-25, say) or
-// ErrNoCall. Check it before Elicit[T] where a handler has another way on,
-// such as a tool error asking for the missing argument:
+// protocol cannot express T: a required multi-select needs 2025-11-25, say)
+// or ErrNoCall. A form whose optional properties the protocol cannot carry
+// can be asked without them: CanElicit is nil, and Dropped[T] names them.
+// Check it before Elicit[T] where a handler has another way on, such as a
+// tool error asking for the missing argument:
 //
 //	if err := runtime.CanElicit[DeployForm](ctx); err != nil {
 //		return runtime.ErrorResult("missing arguments: %v", err), nil

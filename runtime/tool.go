@@ -119,17 +119,25 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 // -type), the form's schema and its generated decoder, with its enums,
 // bounds and validate tags; otherwise In's JSON Schema, reflected once here
 // with invopop/jsonschema (required properties, no unknown ones, In's field
-// types and validate tags).
-func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, error)) {
+// types and validate tags). opts adjust the tool (AskMissing).
+func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, error), opts ...ToolOption) {
 	if h == nil {
 		s.AddTool(t, nil) // registered to fail, and logged
 		return
 	}
 	decode := newArgsDecoder[In](&t)
+	ask := newToolAsker[In](s, t.Name, opts)
 	s.AddTool(t, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		if err := decode(req.Arguments, &in); err != nil {
-			return argsErrorResult(req.Name, err), nil
+			if ask == nil {
+				return argsErrorResult(req.Name, err), nil
+			}
+			in = *new(In) // the failed decode may have set fields
+			res, err := ask.fill(ctx, req.Arguments, err, func(raw json.RawMessage) error { in = *new(In); return decode(raw, &in) })
+			if res != nil || err != nil {
+				return res, err
+			}
 		}
 		return h(ctx, req, in)
 	})

@@ -117,8 +117,10 @@
 //
 // A form that uses something an older protocol version lacks (a titled
 // enum, a default, a multi-select) still gets a schema for that version where
-// an equivalent exists; otherwise that version is marked unsupported and
-// the runtime refuses to send the form to such a client.
+// an equivalent exists. An optional field with none (a multi-select on
+// 2025-06-18) is left out of that version's schema, and runtime.Dropped
+// names it; a required one marks the version unsupported, and the runtime
+// refuses to send the form to such a client.
 //
 // # Flags
 //

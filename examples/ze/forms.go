@@ -2,8 +2,8 @@ package main
 
 //go:generate go run github.com/go-elicit/elicit/cmd/elicitgen
 
-// CommandForm asks which ze command to run when ze_execute was called
-// without one.
+// CommandForm is ze_execute's arguments; when a call leaves the command out,
+// the user is asked it (runtime.AskMissing).
 //
 //elicit:form
 type CommandForm struct {

@@ -199,12 +199,16 @@ func TestGoSDKClientTwoStepForm(t *testing.T) {
 			})
 		})
 	}
-	t.Run("2025-06-18 cannot express the multi-select", func(t *testing.T) {
-		a := &answers{}
+	t.Run("2025-06-18 is asked without the multi-select", func(t *testing.T) {
+		old := map[string]any{"address": "192.0.2.7", "asn": 65001, "family": "ipv6-unicast", "passive": true}
+		a := &answers{results: []*mcp.ElicitResult{accept(old), accept(map[string]any{"confirm": true})}}
 		cs := connectSDK(t, url, "2025-06-18", a)
 		text, isErr := callText(t, cs, "ze_add_peer", nil)
-		if !isErr || !strings.Contains(text, "multi-select") || len(a.messages) != 0 {
-			t.Fatalf("got %q isError=%v after %d elicitations", text, isErr, len(a.messages))
+		if want := "added peer 192.0.2.7 AS 65001 families ipv6-unicast passive (not asked: extra)"; isErr || text != want {
+			t.Fatalf("got %q isError=%v, want %q", text, isErr, want)
+		}
+		if len(a.messages) != 2 {
+			t.Errorf("elicitations seen: %q", a.messages)
 		}
 	})
 }

@@ -149,14 +149,17 @@ type elicit_PeerForm_changed_run_go_generate = struct {
 
 var _ = PeerForm(elicit_PeerForm_changed_run_go_generate{})
 
-// The requestedSchema of PeerForm, the same for every protocol version that can carry it.
-const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}],"default":"ipv4-unicast"},"extra":{"type":"array","title":"Additional families","description":"More address families to negotiate.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}]}},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn"]}`
+// The requestedSchema of PeerForm, per protocol version.
+const (
+	peerFormSchema2025_06_18 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","enum":["ipv4-unicast","ipv6-unicast","l2vpn-evpn"],"enumNames":["IPv4 unicast","IPv6 unicast","L2VPN EVPN"]},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn"]}`
+	peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","title":"Peer address","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","description":"AS number of the peer.","minimum":1,"maximum":4294967295},"family":{"type":"string","title":"Address family","description":"Address family of the session.","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}],"default":"ipv4-unicast"},"extra":{"type":"array","title":"Additional families","description":"More address families to negotiate.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"},{"const":"l2vpn-evpn","title":"L2VPN EVPN"}]}},"contact":{"type":"string","title":"Operator contact","description":"Contact for the peer's operator.","format":"email"},"passive":{"type":"boolean","title":"Passive","description":"Wait for the peer to connect instead of connecting out.","default":false}},"required":["address","asn"]}`
+)
 
 var peerFormDescriptor = &formimpl.Descriptor{
 	Name: "PeerForm",
 	Key:  "peer_form",
 	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Unsupported: "multi-select (property \"extra\") needs protocol 2025-11-25"},
+		{Version: "2025-06-18", Schema: []byte(peerFormSchema2025_06_18), Dropped: []string{"extra"}},
 		{Version: "2025-11-25", Schema: []byte(peerFormSchema2025_11_25)},
 		{Version: "2026-07-28", Schema: []byte(peerFormSchema2025_11_25)},
 	},

@@ -18,18 +18,13 @@ var peers = []string{
 	"peer2 192.0.2.2 AS 64512",
 }
 
-// ExecuteArgs are the arguments of ze_execute.
-type ExecuteArgs struct {
-	Command string `json:"command,omitempty" jsonschema:"description=The ze command to run; asked for when left out"`
-}
-
 func newServer(opts runtime.Options) *runtime.Server {
 	opts.Name, opts.Version = "ze", "1.0.0"
 	srv := runtime.NewServer(opts)
 	runtime.AddTool(srv, runtime.Tool{
 		Name:        "ze_execute",
 		Description: "Run a ze command. Without a command, the user is asked for one.",
-	}, execute)
+	}, execute, runtime.AskMissing("Which ze command should run?"))
 	runtime.AddTool(srv, runtime.Tool{
 		Name:        "ze_add_peer",
 		Description: "Add a BGP peer; the user fills in the peer's details.",
@@ -37,24 +32,12 @@ func newServer(opts runtime.Options) *runtime.Server {
 	return srv
 }
 
-// execute is the seed's ze_execute: when the command is missing it elicits
-// one, then dispatches it.
-func execute(ctx context.Context, req *runtime.CallToolRequest, in ExecuteArgs) (*runtime.CallToolResult, error) {
-	command := strings.TrimSpace(in.Command)
-	if command == "" {
-		if !runtime.ClientSupportsElicit(ctx) {
-			return runtime.ErrorResult("missing required argument: command"), nil
-		}
-		form, err := runtime.Elicit[CommandForm](ctx, "Which ze command should run?")
-		if err != nil {
-			return outcomeError(err)
-		}
-		command = strings.TrimSpace(form.Command)
-		if command == "" {
-			return runtime.ErrorResult("missing required argument: command"), nil
-		}
-	}
-	return dispatch(command), nil
+// execute is the seed's ze_execute. Its arguments are CommandForm, and
+// AskMissing asks the user for the command when the call left it out (or
+// gave ""), before execute runs; a client that cannot be asked gets the
+// argument error naming "command".
+func execute(_ context.Context, _ *runtime.CallToolRequest, in CommandForm) (*runtime.CallToolResult, error) {
+	return dispatch(strings.TrimSpace(in.Command)), nil
 }
 
 // outcomeError turns an elicitation outcome into the tool's answer.
@@ -86,8 +69,9 @@ func dispatch(command string) *runtime.CallToolResult {
 // then for a confirmation: a two-step elicitation (on 2026-07-28 clients two
 // input_required round trips, the first answer kept in requestState).
 func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-	// PeerForm has a multi-select: it needs form elicitation on 2025-11-25
-	// or later, which CanElicit checks (ClientSupportsElicit would not).
+	// PeerForm's optional multi-select (Extra) has no equivalent before
+	// 2025-11-25: a 2025-06-18 client is asked the form without it, and
+	// Dropped names it.
 	if err := runtime.CanElicit[PeerForm](ctx); err != nil {
 		return runtime.ErrorResult("ze_add_peer needs a client that supports elicitation: %v", err), nil
 	}
@@ -117,6 +101,9 @@ func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*ru
 	text := fmt.Sprintf("added peer %s AS %d families %s %s", p.Address, p.ASN, strings.Join(families, ","), mode)
 	if p.Contact != "" {
 		text += " contact " + p.Contact
+	}
+	if dropped := runtime.Dropped[PeerForm](ctx); len(dropped) > 0 {
+		text += " (not asked: " + strings.Join(dropped, ", ") + ")"
 	}
 	return runtime.TextResult(text), nil
 }

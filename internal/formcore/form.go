@@ -49,6 +49,11 @@ type Variant struct {
 	// Unsupported names the feature the version lacks when Schema is nil,
 	// e.g. "multi-select (property \"extra\") needs protocol 2025-11-25".
 	Unsupported string
+	// Dropped names the optional properties Schema leaves out because the
+	// version cannot carry them (a multi-select on 2025-06-18), sorted:
+	// the client is not asked them, and an answer that has one is refused.
+	// Contract 4; nil in code generated for earlier contracts.
+	Dropped []string
 }
 
 // Lookup returns the variant for version, and false when the descriptor has

@@ -20,24 +20,45 @@ import "fmt"
 // is not valid for 2025-11-25 (its Check violations) and a version without
 // form elicitation. The copy is made of map[string]any and []any.
 func Downgrade(schema map[string]any, version string) (map[string]any, []Violation) {
+	out, _, vs := downgrade(schema, version, false)
+	return out, vs
+}
+
+// DowngradeDropping is Downgrade, except that an optional property with no
+// equivalent in version (a multi-select on 2025-06-18) is left out of the
+// schema instead of refusing it: dropped names those properties, sorted.
+// A required one still gives its violation and a nil map. The client of
+// that version is not asked the property, so the answer never has it.
+func DowngradeDropping(schema map[string]any, version string) (out map[string]any, dropped []string, vs []Violation) {
+	return downgrade(schema, version, true)
+}
+
+func downgrade(schema map[string]any, version string, dropOptional bool) (map[string]any, []string, []Violation) {
 	if v, ok := versionViolation(version); !ok {
-		return nil, []Violation{v}
+		return nil, nil, []Violation{v}
 	}
 	if vs := Check(schema, V2025_11_25); len(vs) > 0 {
-		return nil, vs
+		return nil, nil, vs
 	}
 	out, _ := deepCopy(schema).(map[string]any)
 	if rank(version) >= rank(V2025_11_25) {
-		return out, nil
+		return out, nil, nil
 	}
 	// 2025-06-18: the only older version with forms.
 	delete(out, "$schema")
 	props, _ := out["properties"].(map[string]any)
+	required := requiredNames(out)
 	var vs []Violation
+	var dropped []string
 	for _, name := range sortedKeys(props) {
 		p, _ := props[name].(map[string]any)
 		switch kindOf(p) {
 		case kindMulti:
+			if dropOptional && !required[name] {
+				delete(props, name)
+				dropped = append(dropped, name)
+				continue
+			}
 			vs = append(vs, Violation{
 				Path: "/properties/" + pointerToken(name), Property: name,
 				Feature: FeatureMultiSelect, Since: V2025_11_25,
@@ -60,10 +81,27 @@ func Downgrade(schema map[string]any, version string) (map[string]any, []Violati
 			delete(p, "default")
 		}
 	}
-	if len(vs) > 0 {
-		return nil, vs
+	if len(vs) == 0 && len(dropped) > 0 && len(props) == 0 {
+		// Nothing would be left to ask: the form is as unsupported as
+		// when a required property has no equivalent.
+		return downgrade(schema, version, false)
 	}
-	return out, nil
+	if len(vs) > 0 {
+		return nil, nil, vs
+	}
+	return out, dropped, nil
+}
+
+// requiredNames is the set of names in a checked schema's "required".
+func requiredNames(schema map[string]any) map[string]bool {
+	l, _ := asList(schema["required"])
+	names := make(map[string]bool, l.Len())
+	for i := range l.Len() {
+		if s, ok := l.At(i).(string); ok {
+			names[s] = true
+		}
+	}
+	return names
 }
 
 // deepCopy copies decoded JSON (and the hand-built shapes asList accepts)

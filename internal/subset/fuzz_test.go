@@ -56,6 +56,15 @@ func FuzzCheckJSON(f *testing.F) {
 				t.Fatalf("Downgrade result fails Check on %s: %q", version, strs(vs))
 			}
 		}
+		if out, dropped, vs := DowngradeDropping(m, version); out != nil {
+			props, _ := out["properties"].(map[string]any)
+			if len(vs) != 0 || (len(dropped) > 0 && len(props) == 0) {
+				t.Fatalf("DowngradeDropping returned a schema with violations %q or nothing left (dropped %q)", strs(vs), dropped)
+			}
+			if vs := Check(out, version); len(vs) != 0 {
+				t.Fatalf("DowngradeDropping result fails Check on %s: %q", version, strs(vs))
+			}
+		}
 		// Use the schema's own default values as content: must not panic.
 		content := map[string]any{}
 		if props, ok := m["properties"].(map[string]any); ok {

@@ -40,7 +40,8 @@ import "github.com/go-elicit/elicit/internal/formcore"
 //
 //   - 2: this façade; generated code checks the range.
 //   - 3: Descriptor.Package.
-//   - 4: Descriptor.Choices (run-time choices fields).
+//   - 4: Descriptor.Choices (run-time choices fields) and Variant.Dropped
+//     (optional properties a version cannot carry, left out of its schema).
 const (
 	MinVersion = 2
 	MaxVersion = 4

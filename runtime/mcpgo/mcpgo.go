@@ -207,6 +207,22 @@ func CanElicit[T any, P interface {
 	return adapter.CanElicit[T, P](c.caller(ctx))
 }
 
+// Dropped names the optional properties of the generated form T that the
+// caller of the adapted tool call ctx belongs to is not asked, because its
+// protocol version cannot carry them (a multi-select on 2025-06-18), as
+// runtime.Dropped: nil when every property is asked, when T cannot be asked
+// at all (CanElicit says why) or ctx belongs to no adapted call.
+func Dropped[T any, P interface {
+	*T
+	formimpl.Form
+}](ctx context.Context) []string {
+	c, err := callFrom(ctx)
+	if err != nil {
+		return nil
+	}
+	return adapter.Dropped[T, P](c.caller(ctx))
+}
+
 // Elicit asks the user of the tool call ctx belongs to to fill in the
 // generated form T and returns the answer decoded and validated into a T. It
 // compiles only for forms elicitgen generated code for; ctx is the

@@ -48,14 +48,17 @@ type elicit_PeerForm_changed_run_go_generate = struct {
 
 var _ = PeerForm(elicit_PeerForm_changed_run_go_generate{})
 
-// The requestedSchema of PeerForm, the same for every protocol version that can carry it.
-const peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]},"extra":{"type":"array","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}},"passive":{"type":"boolean","default":false}},"required":["address","asn","family"]}`
+// The requestedSchema of PeerForm, per protocol version.
+const (
+	peerFormSchema2025_06_18 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","enum":["ipv4-unicast","ipv6-unicast"],"enumNames":["IPv4 unicast","IPv6 unicast"]},"passive":{"type":"boolean","default":false}},"required":["address","asn","family"]}`
+	peerFormSchema2025_11_25 = `{"type":"object","properties":{"address":{"type":"string","description":"Address of the peer."},"asn":{"type":"integer","title":"AS number","minimum":1,"maximum":4294967295},"family":{"type":"string","oneOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]},"extra":{"type":"array","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}},"passive":{"type":"boolean","default":false}},"required":["address","asn","family"]}`
+)
 
 var peerFormDescriptor = &formimpl.Descriptor{
 	Name: "PeerForm",
 	Key:  "peer_form",
 	Variants: []formimpl.Variant{
-		{Version: "2025-06-18", Unsupported: "multi-select (property \"extra\") needs protocol 2025-11-25"},
+		{Version: "2025-06-18", Schema: []byte(peerFormSchema2025_06_18), Dropped: []string{"extra"}},
 		{Version: "2025-11-25", Schema: []byte(peerFormSchema2025_11_25)},
 		{Version: "2026-07-28", Schema: []byte(peerFormSchema2025_11_25)},
 	},

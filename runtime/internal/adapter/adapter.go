@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
@@ -190,14 +191,30 @@ func CanElicit[T any, P interface {
 func formFor[T any, P interface {
 	*T
 	formimpl.Form
-}](c Caller) (*formimpl.Descriptor, json.RawMessage, error) {
+}](c Caller) (*formimpl.Descriptor, formimpl.Variant, error) {
 	if c.Unsupported != nil {
-		return nil, nil, c.Unsupported
+		return nil, formimpl.Variant{}, c.Unsupported
 	}
 	var v T
 	d := P(&v).ElicitForm()
-	schema, err := runtime.FormSchema(d, c.Version)
-	return d, schema, err
+	if _, err := runtime.FormSchema(d, c.Version); err != nil {
+		return nil, formimpl.Variant{}, err
+	}
+	variant, _ := d.Lookup(c.Version) // FormSchema found it
+	return d, variant, nil
+}
+
+// Dropped is runtime.Dropped for the client c: the optional properties of
+// T its protocol version is not asked, or nil.
+func Dropped[T any, P interface {
+	*T
+	formimpl.Form
+}](c Caller) []string {
+	_, variant, err := formFor[T, P](c)
+	if err != nil {
+		return nil
+	}
+	return slices.Clone(variant.Dropped)
 }
 
 // CtxError is the context's error with its cause, when there is one.

@@ -37,3 +37,14 @@ const (
 	IPv4Unicast Family = "ipv4-unicast" // IPv4 unicast
 	IPv6Unicast Family = "ipv6-unicast" // IPv6 unicast
 )
+
+// NotifyForm has an optional multi-select beside a required string: a
+// 2025-06-18 client is asked it without Notify (graceful downgrade).
+//
+//elicit:form
+type NotifyForm struct {
+	// The service to deploy.
+	Service string `json:"service" jsonschema:"title=Service,minLength=1"`
+	// Who to tell when it is done.
+	Notify []Family `json:"notify,omitempty" jsonschema:"title=Notify"`
+}

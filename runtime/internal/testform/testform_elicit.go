@@ -19,6 +19,7 @@ func init() {
 	formimpl.CheckFingerprint((*AskForm)(nil), "AskForm", 0xb13bd7c60e55d23f)
 	formimpl.CheckFingerprint((*FamiliesForm)(nil), "FamiliesForm", 0x873ee18d213ba2ff)
 	formimpl.CheckFingerprint((*NameForm)(nil), "NameForm", 0x43e8874ee5d574b3)
+	formimpl.CheckFingerprint((*NotifyForm)(nil), "NotifyForm", 0xc07fcb552e5cc1af)
 	formimpl.CheckFingerprint((*PickForm)(nil), "PickForm", 0xaccfa34cbc190dc9)
 	formimpl.CheckFingerprint((*PlaceForm)(nil), "PlaceForm", 0x453a2c495c688ec2)
 	formimpl.CheckFingerprint((*RegionForm)(nil), "RegionForm", 0x7751842fe93fa454)
@@ -250,6 +251,76 @@ func (f *NameForm) ElicitDecode(content []byte) error {
 		}
 	}
 	d.Require(0, "name")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of NotifyForm change: run go generate.
+type elicit_NotifyForm_changed_run_go_generate = struct {
+	Service string
+	Notify  []Family
+}
+
+var _ = NotifyForm(elicit_NotifyForm_changed_run_go_generate{})
+
+// The requestedSchema of NotifyForm, per protocol version.
+const (
+	notifyFormSchema2025_06_18 = `{"type":"object","properties":{"service":{"type":"string","title":"Service","description":"The service to deploy.","minLength":1}},"required":["service"]}`
+	notifyFormSchema2025_11_25 = `{"type":"object","properties":{"service":{"type":"string","title":"Service","description":"The service to deploy.","minLength":1},"notify":{"type":"array","title":"Notify","description":"Who to tell when it is done.","items":{"anyOf":[{"const":"ipv4-unicast","title":"IPv4 unicast"},{"const":"ipv6-unicast","title":"IPv6 unicast"}]}}},"required":["service"]}`
+)
+
+var notifyFormDescriptor = &formimpl.Descriptor{
+	Name: "NotifyForm",
+	Key:  "notify_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(notifyFormSchema2025_06_18), Dropped: []string{"notify"}},
+		{Version: "2025-11-25", Schema: []byte(notifyFormSchema2025_11_25)},
+		{Version: "2026-07-28", Schema: []byte(notifyFormSchema2025_11_25)},
+	},
+	Package: "testform",
+}
+
+// ElicitForm describes the NotifyForm form: its schema for each protocol version.
+func (*NotifyForm) ElicitForm() *formimpl.Descriptor {
+	return notifyFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted NotifyForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *NotifyForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "service":
+			if v, ok := d.StringField(0, "service", 1, -1, "", false); ok {
+				f.Service = v
+			}
+		case "notify":
+			if d.Field(1, "notify") {
+				items := []Family{}
+				n := 0
+				for more := d.Item("notify", true); more; more = d.Item("notify", false) {
+					n++
+					if b, ok := d.ItemBytes("notify"); ok {
+						switch string(b) {
+						case "ipv4-unicast":
+							items = append(items, IPv4Unicast)
+						case "ipv6-unicast":
+							items = append(items, IPv6Unicast)
+						default:
+							d.Problem("notify", "must contain only \"ipv4-unicast\", \"ipv6-unicast\"")
+						}
+					}
+				}
+				if d.CheckItems("notify", n, -1, -1) {
+					f.Notify = items
+				}
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "service")
 	return d.Err()
 }
 

@@ -1,0 +1,46 @@
+package mcpgo_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
+	"github.com/go-elicit/elicit/runtime/internal/testform"
+	"github.com/go-elicit/elicit/runtime/mcpgo"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// An optional multi-select is left out of a 2025-06-18 client's form, and
+// mcpgo.Dropped names it (adaptertest.Downgrade).
+func TestDowngrade(t *testing.T) {
+	s := server.NewMCPServer("downgrade", "1")
+	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s.AddTool(mcp.NewTool("notify"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		can := mcpgo.CanElicit[testform.NotifyForm](ctx)
+		dropped := mcpgo.Dropped[testform.NotifyForm](ctx)
+		f, err := mcpgo.Elicit[testform.NotifyForm](ctx, "Deploy what?")
+		if errors.Is(err, runtime.ErrInputRequired) {
+			return nil, err // the adapter answers input_required
+		}
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		return mcp.NewToolResultText(adaptertest.NotifyTool(f, dropped, can)), nil
+	})
+	adaptertest.Downgrade(t, server.NewStreamableHTTPServer(s))
+}
+
+// TestDroppedOutsideACall: a ctx of no adapted call (or nil) drops nothing.
+func TestDroppedOutsideACall(t *testing.T) {
+	//nolint:staticcheck // a nil ctx is what the test is about
+	for _, ctx := range []context.Context{nil, context.Background()} {
+		if d := mcpgo.Dropped[testform.NotifyForm](ctx); d != nil {
+			t.Errorf("Dropped = %q", d)
+		}
+	}
+}
