@@ -22,13 +22,14 @@ type Repo interface {
 // Change is one changed file.
 type Change struct{ Path, Status string }
 
-// newServer returns a server with the commit tool on repo.
+// newServer returns a server with the commit tool on repo. A call without
+// a message asks the user for it before the tool runs (AskMissing).
 func newServer(repo Repo) *runtime.Server {
 	srv := runtime.NewServer(runtime.Options{Name: "commit", Version: "1.0.0"})
 	runtime.AddTool(srv, runtime.Tool{Name: "commit", Description: "Commit changed files; the user picks which, and the branch."},
 		func(ctx context.Context, _ *runtime.CallToolRequest, args CommitArgs) (*runtime.CallToolResult, error) {
 			return commit(ctx, repo, args)
-		})
+		}, runtime.AskMissing("What is the commit message?"))
 	return srv
 }
 

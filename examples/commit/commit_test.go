@@ -70,6 +70,27 @@ func TestCommit(t *testing.T) {
 	}
 }
 
+// TestCommitAsksForMessage: a call without the required message asks for
+// it before the tool runs, then the tool asks which files; a client that
+// cannot be asked gets the missing argument named.
+func TestCommitAsksForMessage(t *testing.T) {
+	repo := &fakeRepo{}
+	elicittest.NewServer(t, newServer(repo)).Each(t, func(t *testing.T, c *elicittest.Client) {
+		if c.Protocol() == runtime.Version20250618 {
+			c.Call(t, "commit", nil, elicittest.Accept(CommitArgs{Message: "fix"})).WantError(t, `multi-select (property "files") needs protocol 2025-11-25`)
+			return
+		}
+		res := c.Call(t, "commit", nil, elicittest.Accept(CommitArgs{Message: "fix"}), elicittest.Accept(CommitForm{Files: []string{"a.go"}, Branch: "main"}))
+		res.WantText(t, "committed a.go on main")
+		res.WantAsked(t, "What is the commit message?", "Commit which files?")
+	})
+	if n := len(repo.committed); n != 2*2 || repo.committed[0] != "main: a.go: fix" {
+		t.Errorf("commits %q, want 4 of \"main: a.go: fix\"", repo.committed)
+	}
+	noAsk := elicittest.NewServer(t, newServer(&fakeRepo{})).Connect(t, elicittest.Conn{Protocol: runtime.Version20251125, Transport: elicittest.HTTP, Elicitation: elicittest.NoElicitation})
+	noAsk.Call(t, "commit", nil).WantError(t, "missing required argument: message")
+}
+
 // TestGitRepo runs the git-backed Repo on a scratch repository.
 func TestGitRepo(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
