@@ -7,6 +7,8 @@ package runtime
 // through the input_required round trip under ElicitKey (2026-07-28):
 // AskAndDecode decodes with DecodeAnswer and re-asks as WithReask allows.
 // On 2026-07-28 it answers a *MissingCapabilityError with its RPCError.
+// An adapter's typed AddTool decodes the arguments with a ToolArgs (made by
+// NewToolArgs), which asks for the missing ones under AskMissing.
 
 import (
 	"encoding/json"
@@ -201,7 +203,12 @@ func NewToolArgs[In any](tool string, schema json.RawMessage, opts ...ToolOption
 
 // InputSchema is the inputSchema to list for the tool: its own, else the
 // one AddTool would list for In.
-func (t *ToolArgs[In]) InputSchema() json.RawMessage { return t.schema }
+func (t *ToolArgs[In]) InputSchema() json.RawMessage {
+	if t == nil {
+		return nil
+	}
+	return t.schema
+}
 
 // Asks reports whether the tool asks for the arguments a call left out
 // (AskMissing applies to it).
