@@ -7,9 +7,12 @@ package runtime
 // through the input_required round trip under ElicitKey (2026-07-28):
 // AskAndDecode decodes with DecodeAnswer and re-asks as WithReask allows.
 // On 2026-07-28 it answers a *MissingCapabilityError with its RPCError.
+// An adapter's typed AddTool decodes the arguments with a ToolArgs (made by
+// NewToolArgs), which asks for the missing ones under AskMissing.
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
@@ -171,4 +174,78 @@ func (e *MissingCapabilityError) Is(target error) bool { return target == ErrEli
 func (e *MissingCapabilityError) RPCError() *RPCError {
 	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{e.Mode: map[string]any{}}}})
 	return &RPCError{Code: CodeMissingCapability, Message: "missing required client capability: elicitation (" + e.Mode + ")", Data: data}
+}
+
+// ToolArgs decodes the arguments of an adapter's typed tool as AddTool
+// does: with the generated decoder when *In is a generated form, else as
+// In's JSON Schema says (see AddTool); with AskMissing among its options,
+// the required arguments a call left out are asked for first. Make it with
+// NewToolArgs.
+type ToolArgs[In any] struct {
+	tool   string
+	schema json.RawMessage
+	decode argsDecoder[In]
+	ask    *missingAsker
+}
+
+// NewToolArgs returns the ToolArgs of the tool named tool, whose own
+// inputSchema is schema (nil when it has none), with AddTool's opts. The
+// error says why an AskMissing among opts does nothing (In is not a
+// generated form); the ToolArgs is usable either way.
+func NewToolArgs[In any](tool string, schema json.RawMessage, opts ...ToolOption) (*ToolArgs[In], error) {
+	t := Tool{Name: tool, InputSchema: schema}
+	ta := &ToolArgs[In]{tool: tool, decode: newArgsDecoder[In](&t)}
+	ta.schema = t.InputSchema
+	var err error
+	ta.ask, err = toolAsker[In](tool, opts)
+	return ta, err
+}
+
+// InputSchema is the inputSchema to list for the tool: its own, else the
+// one AddTool would list for In.
+func (t *ToolArgs[In]) InputSchema() json.RawMessage {
+	if t == nil {
+		return nil
+	}
+	return t.schema
+}
+
+// Asks reports whether the tool asks for the arguments a call left out
+// (AskMissing applies to it).
+func (t *ToolArgs[In]) Asks() bool { return t != nil && t.ask != nil }
+
+// Decode turns a call's arguments raw into an In for the handler. With a
+// non-nil result the call is answered with it (an isError result: the
+// arguments are wrong, or missing and not given by the user) and the
+// handler does not run; an error (runtime.ErrInputRequired on 2026-07-28
+// once the question is recorded) is the call's. The client speaks
+// version; unsupported is CheckForm's verdict on it (nil when it can be
+// asked a form); ask puts the form question under key and returns the
+// client's raw ElicitResult, as AskAndDecode's ask does.
+func (t *ToolArgs[In]) Decode(raw json.RawMessage, version string, unsupported error,
+	ask func(key, message string, schema json.RawMessage) (json.RawMessage, error)) (In, *CallToolResult, error) {
+	var in In
+	if t == nil || t.decode == nil {
+		return in, nil, errors.New("elicit: ToolArgs was not made by NewToolArgs: make it with runtime.NewToolArgs")
+	}
+	err := t.decode(raw, &in)
+	if err == nil {
+		return in, nil, nil
+	}
+	if t.ask == nil {
+		return in, argsErrorResult(t.tool, err), nil
+	}
+	in = *new(In) // the failed decode may have set fields
+	res, err := t.ask.fillWith(raw, err, func(raw json.RawMessage) error { in = *new(In); return t.decode(raw, &in) },
+		unsupported == nil, func(message string, schema map[string]any) (map[string]any, error) {
+			return askSchema(version, func() error { return unsupported }, message, schema, nil,
+				func(message string, schema json.RawMessage) (json.RawMessage, error) {
+					return ask(missingKey, message, schema)
+				})
+		})
+	if res != nil || err != nil {
+		var zero In
+		return zero, res, err
+	}
+	return in, nil, nil
 }

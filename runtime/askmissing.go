@@ -88,6 +88,15 @@ func newMissingAsker(tool, message string, d *formcore.Descriptor) (*missingAske
 // (nil, nil) when in is ready for the handler, a result to answer the call
 // with instead, or ErrInputRequired (the question is asked on 2026-07-28).
 func (a *missingAsker) fill(ctx context.Context, raw json.RawMessage, argErr error, decode func(json.RawMessage) error) (*CallToolResult, error) {
+	return a.fillWith(raw, argErr, decode, ClientSupportsElicit(ctx), func(message string, schema map[string]any) (map[string]any, error) {
+		return ElicitSchema(ctx, message, schema, WithKey(missingKey))
+	})
+}
+
+// fillWith is fill for a client that canAsk a form question, asked with
+// ask (ElicitSchema's outcomes).
+func (a *missingAsker) fillWith(raw json.RawMessage, argErr error, decode func(json.RawMessage) error,
+	canAsk bool, ask func(message string, schema map[string]any) (map[string]any, error)) (*CallToolResult, error) {
 	given := map[string]json.RawMessage{}
 	if !isAbsent(raw) && json.Unmarshal(raw, &given) != nil {
 		return argsErrorResult(a.tool, argErr), nil
@@ -103,10 +112,10 @@ func (a *missingAsker) fill(ctx context.Context, raw json.RawMessage, argErr err
 	if len(missing) == 0 || !onlyMissing(given, missing, decode) {
 		return argsErrorResult(a.tool, argErr), nil
 	}
-	if !ClientSupportsElicit(ctx) {
+	if !canAsk {
 		return missingResult(missing), nil
 	}
-	values, err := ElicitSchema(ctx, a.message, a.restricted(missing), WithKey(missingKey))
+	values, err := ask(a.message, a.restricted(missing))
 	var ce *ContentError
 	switch {
 	case errors.Is(err, ErrInputRequired):
@@ -187,6 +196,16 @@ func missingResult(missing []string) *CallToolResult {
 // AskMissing on a tool whose arguments are not a generated form is logged
 // and does nothing.
 func newToolAsker[In any](s *Server, tool string, opts []ToolOption) *missingAsker {
+	a, err := toolAsker[In](tool, opts)
+	if err != nil && s.made() {
+		s.log.Error("elicit: AddTool: "+err.Error(), "tool", tool)
+	}
+	return a
+}
+
+// toolAsker is the missingAsker opts ask for, or nil; the error says why an
+// AskMissing among them does nothing.
+func toolAsker[In any](tool string, opts []ToolOption) (*missingAsker, error) {
 	var o toolOptions
 	for _, opt := range opts {
 		if opt != nil {
@@ -194,21 +213,15 @@ func newToolAsker[In any](s *Server, tool string, opts []ToolOption) *missingAsk
 		}
 	}
 	if !o.askMissing {
-		return nil
+		return nil, nil
 	}
 	f, ok := any(new(In)).(formcore.Form)
 	if !ok {
-		if s.made() {
-			s.log.Error("elicit: AddTool: AskMissing needs arguments of a generated form type; the tool reports missing arguments as errors", "tool", tool)
-		}
-		return nil
+		return nil, errors.New("AskMissing needs arguments of a generated form type; the tool reports missing arguments as errors")
 	}
 	a, err := newMissingAsker(tool, o.message, f.ElicitForm())
 	if err != nil {
-		if s.made() {
-			s.log.Error("elicit: AddTool: AskMissing cannot ask for this form", "tool", tool, "err", err)
-		}
-		return nil
+		return nil, fmt.Errorf("AskMissing cannot ask for this form: %w", err)
 	}
-	return a
+	return a, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -137,5 +138,36 @@ func TestAskMissingCannotAsk(t *testing.T) {
 	}
 	if runs.Load() != 0 {
 		t.Error("the handler ran")
+	}
+}
+
+// TestToolArgs: the adapters' kit. A nil ToolArgs refuses to decode with
+// the fix; AskMissing on arguments that are no form says why it does
+// nothing; a form's decoder lists the form's schema and asks.
+func TestToolArgs(t *testing.T) {
+	var zero *runtime.ToolArgs[testform.AskForm]
+	if zero.Asks() || zero.InputSchema() != nil {
+		t.Error("a nil ToolArgs asks or has a schema")
+	}
+	if _, res, err := zero.Decode(nil, runtime.Version20251125, nil, nil); res != nil || err == nil || !strings.Contains(err.Error(), "runtime.NewToolArgs") {
+		t.Errorf("nil ToolArgs: %v, %v", res, err)
+	}
+	type untyped struct {
+		Name string `json:"name"`
+	}
+	plain, err := runtime.NewToolArgs[untyped]("plain", nil, runtime.AskMissing(""))
+	if err == nil || !strings.Contains(err.Error(), "generated form type") || plain.Asks() {
+		t.Errorf("AskMissing on no form: %v, asks %v", err, plain.Asks())
+	}
+	form, err := runtime.NewToolArgs[testform.AskForm]("greet", nil, runtime.AskMissing(""))
+	if err != nil || !form.Asks() {
+		t.Fatalf("form: %v, asks %v", err, form.Asks())
+	}
+	if _, required := schemaShape(t, form.InputSchema()); !slices.Equal(required, []string{"count", "name"}) {
+		t.Errorf("schema %s", form.InputSchema())
+	}
+	_, res, err := form.Decode(json.RawMessage(`{"name":"Ada"}`), runtime.Version20251125, runtime.ErrElicitUnsupported, nil)
+	if err != nil || res == nil || !res.IsError || res.Content[0].Text != "missing required argument: count" {
+		t.Errorf("a client that cannot be asked: %+v, %v", res, err)
 	}
 }

@@ -42,18 +42,29 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 		return nil, err
 	}
 	s := c.session
+	key := ElicitKey("", opts...)
+	return askSchema(s.protocol, s.checkForm, message, schema, opts, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return s.askForm(ctx, c, key, message, schema)
+	})
+}
+
+// askSchema is ElicitSchema once the call is known: the client speaks
+// protocol, checkClient says why it cannot be asked a form (nil when it
+// can), and ask sends the question and returns the raw ElicitResult.
+func askSchema(protocol string, checkClient func() error, message string, schema map[string]any, opts []ElicitOption,
+	ask func(message string, schema json.RawMessage) (json.RawMessage, error)) (map[string]any, error) {
 	if v := subset.Check(schema, subset.V2026_07_28); len(v) > 0 {
-		return nil, newSchemaError(s.protocol, v)
+		return nil, newSchemaError(protocol, v)
 	}
-	if err := s.checkForm(); err != nil {
+	if err := checkClient(); err != nil {
 		return nil, err
 	}
 	wire, checked := schema, schema
-	if s.protocol != subset.V2026_07_28 && s.protocol != subset.V2025_11_25 {
+	if protocol != subset.V2026_07_28 && protocol != subset.V2025_11_25 {
 		var viol []subset.Violation
 		var dropped []string
-		if wire, dropped, viol = subset.DowngradeDropping(schema, s.protocol); len(viol) > 0 {
-			return nil, unsupportedf("protocol %s cannot express this form: %s", s.protocol, viol[0].String())
+		if wire, dropped, viol = subset.DowngradeDropping(schema, protocol); len(viol) > 0 {
+			return nil, unsupportedf("protocol %s cannot express this form: %s", protocol, viol[0].String())
 		}
 		if len(dropped) > 0 {
 			checked = wire // the client was not asked the dropped properties: refuse them
@@ -61,14 +72,10 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 	}
 	rawSchema, err := json.Marshal(wire)
 	if err != nil {
-		return nil, newSchemaError(s.protocol, []subset.Violation{{Message: err.Error()}})
+		return nil, newSchemaError(protocol, []subset.Violation{{Message: err.Error()}})
 	}
-	key := ElicitKey("", opts...)
 	var values map[string]any
-	err = askUntilValid(s.protocol, message, rawSchema, elicitOptionsOf("", opts).reasks,
-		func(message string, schema json.RawMessage) (json.RawMessage, error) {
-			return s.askForm(ctx, c, key, message, schema)
-		},
+	err = askUntilValid(protocol, message, rawSchema, elicitOptionsOf("", opts).reasks, ask,
 		func(res json.RawMessage) error {
 			var err error
 			values, err = schemaAnswer(checked, res)

@@ -58,6 +58,24 @@
 // NewStreamableHTTPHandler routes each request to the right one, so one
 // endpoint serves both mechanisms.
 //
+// # Ask for missing arguments
+//
+// gosdk.AddTool takes runtime.AddTool's options. With runtime.AskMissing and
+// arguments of a generated form type, the required arguments a call left
+// out are asked for before the handler runs, as on the runtime (see
+// runtime.AskMissing), on every protocol version:
+//
+//	gosdk.AddTool(a, &mcp.Tool{Name: "run"}, run, runtime.AskMissing("Which command should run?"))
+//
+// The go-sdk refuses a call without its required arguments before any
+// handler runs, so such a tool is registered with the inputSchema
+// {"type":"object"} and its arguments are checked by the form's generated
+// decoder (an isError result naming every failing property); tools/list
+// shows t.InputSchema, else the form's schema (a receiving middleware New
+// installs). Out is handled by the go-sdk as usual. Registering a tool of
+// the same name with (*mcp.Server).AddTool directly, not through the
+// adapter, leaves the listed schema as AddTool set it.
+//
 // # Outcomes
 //
 // Those of runtime.Elicit, tested with errors.Is: nil on accept;

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
@@ -40,6 +42,7 @@ type Options struct {
 type Adapter struct {
 	server *mcp.Server
 	states *roundtrip.Codec
+	listed sync.Map // tool name → the inputSchema of a tool that asks for missing arguments
 }
 
 // New returns the adapter for s and installs on s the sending middleware
@@ -55,7 +58,9 @@ func New(s *mcp.Server, opts Options) (*Adapter, error) {
 		return nil, err
 	}
 	s.AddSendingMiddleware(captureAnswers)
-	return &Adapter{server: s, states: states}, nil
+	a := &Adapter{server: s, states: states}
+	s.AddReceivingMiddleware(a.listSchemas)
+	return a, nil
 }
 
 // errNotAdapted is runtime.ErrNoCall with this adapter's fix.
@@ -80,25 +85,118 @@ func (a *Adapter) usable() bool { return a != nil && a.server != nil && a.states
 // mcp.AddTool with the adapter's wrapping. A nil tool, or an Adapter not
 // made by New, registers nothing; a nil handler registers a tool whose
 // calls fail with an error saying so.
-func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+//
+// opts are runtime.AddTool's: with runtime.AskMissing and arguments of a
+// generated form type, the required arguments a call left out are asked
+// for before h runs (see runtime.AskMissing; for another In the option
+// does nothing). Such a tool's arguments are decoded by the form's
+// generated decoder instead of the go-sdk's schema validation, and its
+// inputSchema is t.InputSchema, else the form's.
+func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts ...runtime.ToolOption) {
 	if !a.usable() || t == nil {
 		return
 	}
+	if args := askingArgs[In](t, opts); args != nil {
+		addAsking(a, t, args, h)
+		return
+	}
+	a.listed.Delete(t.Name)
 	mcp.AddTool(a.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		var zero Out
-		if h == nil {
-			return nil, zero, nilHandler(t.Name)
-		}
-		c, err := a.begin(req)
-		if err != nil {
-			return nil, zero, err
-		}
-		res, out, herr := h(context.WithValue(ctx, callKey{}, c), req, in)
-		if ir, err := c.end(herr); ir != nil || err != nil {
-			return ir, zero, err
-		}
-		return res, out, herr
+		return serveTyped(ctx, a, t.Name, h == nil, req, func(ctx context.Context, _ *call) (*mcp.CallToolResult, Out, error) {
+			return h(ctx, req, in)
+		})
 	})
+}
+
+// serveTyped runs the body of a typed tool's call with the adapter's
+// wrapping: the call in ctx, and its input_required result on 2026-07-28.
+func serveTyped[Out any](ctx context.Context, a *Adapter, tool string, nilH bool, req *mcp.CallToolRequest,
+	body func(ctx context.Context, c *call) (*mcp.CallToolResult, Out, error)) (*mcp.CallToolResult, Out, error) {
+	var zero Out
+	if nilH {
+		return nil, zero, nilHandler(tool)
+	}
+	c, err := a.begin(req)
+	if err != nil {
+		return nil, zero, err
+	}
+	res, out, herr := body(context.WithValue(ctx, callKey{}, c), c)
+	if ir, err := c.end(herr); ir != nil || err != nil {
+		return ir, zero, err
+	}
+	return res, out, herr
+}
+
+// askingArgs is the decoder of a tool that asks for its missing
+// arguments, or nil when opts do not make it ask.
+func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArgs[In] {
+	if len(opts) == 0 {
+		return nil
+	}
+	var own json.RawMessage
+	if t.InputSchema != nil {
+		raw, err := json.Marshal(t.InputSchema)
+		if err != nil {
+			return nil // mcp.AddTool reports the schema
+		}
+		own = raw
+	}
+	args, _ := runtime.NewToolArgs[In](t.Name, own, opts...)
+	if !args.Asks() {
+		return nil
+	}
+	return args
+}
+
+// addAsking registers a tool that asks for its missing arguments. The
+// go-sdk would refuse a call without them before the handler runs, so the
+// tool is registered with the schema {"type":"object"}, the generated
+// decoder checks the arguments, and tools/list shows the real schema
+// (listSchemas). The go-sdk still handles Out (outputSchema, structured
+// content).
+func addAsking[In, Out any](a *Adapter, t *mcp.Tool, args *runtime.ToolArgs[In], h mcp.ToolHandlerFor[In, Out]) {
+	loose := *t
+	loose.InputSchema = map[string]any{"type": "object"}
+	a.listed.Store(t.Name, args.InputSchema())
+	mcp.AddTool(a.server, &loose, func(ctx context.Context, req *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, Out, error) {
+		return serveTyped(ctx, a, t.Name, h == nil, req, func(ctx context.Context, c *call) (*mcp.CallToolResult, Out, error) {
+			in, res, err := adapter.Args(args, c.callerIn(ctx), req.Params.Arguments)
+			switch {
+			case res != nil:
+				err = errors.New(adapter.ResultText(res)) // the go-sdk makes it the isError result
+				fallthrough
+			case err != nil:
+				var zero Out
+				return nil, zero, err
+			}
+			return h(ctx, req, in)
+		})
+	})
+}
+
+// listSchemas shows in tools/list the real inputSchema of the tools that
+// ask for missing arguments (addAsking).
+func (a *Adapter) listSchemas(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		lr, ok := res.(*mcp.ListToolsResult)
+		if err != nil || method != "tools/list" || !ok || lr == nil {
+			return res, err
+		}
+		cp := *lr
+		cp.Tools = slices.Clone(lr.Tools)
+		for i, t := range cp.Tools {
+			if t == nil {
+				continue
+			}
+			if schema, ok := a.listed.Load(t.Name); ok {
+				nt := *t
+				nt.InputSchema = schema
+				cp.Tools[i] = &nt
+			}
+		}
+		return &cp, nil
+	}
 }
 
 // AddTool registers a tool with a raw handler that may call Elicit: it is
@@ -109,6 +207,7 @@ func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) {
 	if !a.usable() || t == nil {
 		return
 	}
+	a.listed.Delete(t.Name)
 	if t.InputSchema == nil {
 		cp := *t
 		cp.InputSchema = map[string]any{"type": "object"}
@@ -243,6 +342,15 @@ func (c *call) caller() adapter.Caller {
 	return adapter.Caller{Version: c.req.ProtocolVersion(), Unsupported: checkClient(c.req), Run: c.run}
 }
 
+// callerIn is c.caller that asks in the session of ctx (the handler's).
+func (c *call) callerIn(ctx context.Context) adapter.Caller {
+	caller := c.caller()
+	caller.Send = func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return askSession(ctx, c.req, caller.Version, message, schema)
+	}
+	return caller
+}
+
 // CanElicit reports whether the form T can be asked of the caller of the
 // adapted tool call ctx belongs to: nil, or why not, as runtime.CanElicit
 // (runtime.ErrElicitUnsupported: no capability, or the version cannot
@@ -295,11 +403,7 @@ func Elicit[T any, P interface {
 		var zero T
 		return zero, err
 	}
-	caller := c.caller()
-	caller.Send = func(message string, schema json.RawMessage) (json.RawMessage, error) {
-		return askSession(ctx, c.req, caller.Version, message, schema)
-	}
-	return adapter.Elicit[T, P](caller, message, opts...)
+	return adapter.Elicit[T, P](c.callerIn(ctx), message, opts...)
 }
 
 // askSession sends elicitation/create in a session and returns the

@@ -49,6 +49,20 @@
 // Work done before an Elicit must be safe to repeat. runtime.WithKey names the
 // input-request key when one form is asked twice.
 //
+// # Ask for missing arguments
+//
+// mcp-go handlers take the raw request; mcpgo.AddTool registers one that
+// takes its arguments decoded into a typed In, as runtime.AddTool does, and
+// takes its options. With runtime.AskMissing and arguments of a generated
+// form type, the required arguments a call left out are asked for before
+// the handler runs (see runtime.AskMissing), on every protocol version:
+//
+//	mcpgo.AddTool(s, mcp.NewTool("run"), func(ctx context.Context, req mcp.CallToolRequest, in CommandForm) (*mcp.CallToolResult, error) {
+//		...
+//	}, runtime.AskMissing("Which command should run?"))
+//
+// A tool made with no inputSchema lists the form's.
+//
 // # Outcomes
 //
 // Those of runtime.Elicit, tested with errors.Is: nil on accept;

@@ -244,11 +244,63 @@ func Elicit[T any, P interface {
 		var zero T
 		return zero, err
 	}
+	return adapter.Elicit[T, P](c.callerIn(ctx), message, opts...)
+}
+
+// callerIn is c.caller that asks in the session of ctx (the handler's).
+func (c *call) callerIn(ctx context.Context) adapter.Caller {
 	caller := c.caller(ctx)
 	caller.Send = func(message string, schema json.RawMessage) (json.RawMessage, error) {
 		return askSession(ctx, c.srv, caller.Version, message, schema)
 	}
-	return adapter.Elicit[T, P](caller, message, opts...)
+	return caller
+}
+
+// AddTool registers on s a tool whose handler gets its arguments decoded
+// into an In, as runtime.AddTool does: with the generated decoder when *In
+// is a generated form, else as In's JSON Schema says; arguments that do not
+// decode get an isError result naming every failing property, and h does
+// not run. t's inputSchema is listed as given; a t with none (no
+// properties, no RawInputSchema) lists In's. opts are runtime.AddTool's:
+// with runtime.AskMissing and a generated form In, the required arguments a
+// call left out are asked for first (see runtime.AskMissing). s must run
+// the adapter's middleware (New, or NewMiddleware's Middleware): without it
+// a call is answered as for a client that cannot be asked. A nil server registers nothing; a nil
+// h registers a tool whose calls fail with an error saying so.
+func AddTool[In any](s *server.MCPServer, t mcp.Tool, h func(ctx context.Context, req mcp.CallToolRequest, in In) (*mcp.CallToolResult, error), opts ...runtime.ToolOption) {
+	if s == nil {
+		return
+	}
+	var own json.RawMessage
+	switch {
+	case t.RawInputSchema != nil:
+		own = t.RawInputSchema
+	case len(t.InputSchema.Properties) > 0 || len(t.InputSchema.Required) > 0:
+		own, _ = json.Marshal(t.InputSchema)
+	}
+	args, _ := runtime.NewToolArgs[In](t.Name, own, opts...)
+	if own == nil {
+		t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, args.InputSchema()
+	}
+	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if h == nil {
+			return nil, fmt.Errorf("elicit: tool %q was registered with a nil handler: give mcpgo.AddTool a handler", t.Name)
+		}
+		var caller adapter.Caller
+		if c, err := callFrom(ctx); err == nil {
+			caller = c.callerIn(ctx)
+		} else {
+			caller.Unsupported = err
+		}
+		in, res, err := adapter.Args(args, caller, rawArguments(req))
+		switch {
+		case res != nil:
+			return mcp.NewToolResultError(adapter.ResultText(res)), nil
+		case err != nil:
+			return nil, err
+		}
+		return h(ctx, req, in)
+	})
 }
 
 // askSession sends elicitation/create in a session and returns the

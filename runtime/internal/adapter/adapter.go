@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
@@ -224,4 +225,29 @@ func CtxError(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", err, cause)
 	}
 	return err
+}
+
+// Args is the body of an adapter's typed tool before its handler runs:
+// t.Decode for client c, the questions asked through the round trip or
+// Send. The result, when not nil, answers the call instead of the handler.
+func Args[In any](t *runtime.ToolArgs[In], c Caller, raw json.RawMessage) (In, *runtime.CallToolResult, error) {
+	return t.Decode(raw, c.Version, c.Unsupported, func(key, message string, schema json.RawMessage) (json.RawMessage, error) {
+		switch {
+		case c.Run != nil:
+			return c.Run.ask(key, message, schema)
+		case c.Send == nil:
+			return nil, fmt.Errorf("%w: the call has no way to ask", runtime.ErrElicitUnsupported)
+		}
+		return c.Send(message, schema)
+	})
+}
+
+// ResultText is the text of a result Args answered a call with (one text
+// item, isError), for the adapter's own result type.
+func ResultText(r *runtime.CallToolResult) string {
+	var b []string
+	for _, c := range r.Content {
+		b = append(b, c.Text)
+	}
+	return strings.Join(b, "\n")
 }
