@@ -172,12 +172,12 @@ var badContents = []struct {
 	{"seats", `{"name":"ada","seats":"two","class":"business","window":true}`},                                // type
 	{"class", `{"name":"ada","seats":1,"class":"first","window":true}`},                                       // enum
 	{"window", `{"name":"ada","seats":1,"class":"economy","window":"yes"}`},                                   // type
-	{"window", `{"name":"ada","seats":1,"class":"economy"}`},                                                  // required
+	{"class", `{"name":"ada","seats":1,"window":true}`},                                                       // required
 	{"extra", `{"name":"ada","seats":1,"class":"economy","window":true,"extra":1}`},                           // unknown property
 	{"name", `{"name":"` + strings.Repeat("é", 41) + `","seats":3,"class":"economy","window":true}`},          // maxLength, in multi-byte characters
 	{"seats", `{"name":"ada","seats":99999999999999999999999,"class":"economy","window":true}`},               // out of int64
 	{"class", `{"name":"ada","seats":1,"class":"Economy","window":false}`},                                    // enum is case-sensitive
-	{"window", `{"name":"ada","seats":1,"class":"economy","window":null}`},                                    // null
+	{"seats", `{"name":"ada","seats":null,"class":"economy","window":false}`},                                 // null for a required property
 	{"name", `{"name":["ada"],"seats":1,"class":"economy","window":false}`},                                   // array
 	{"seats", `{"name":"ada","seats":{"n":1},"class":"economy","window":false}`},                              // object
 	{"class", `{"name":"ada","seats":1,"class":"","window":false}`},                                           // empty enum value
