@@ -154,6 +154,15 @@ func Elicit[T any, P interface {
 	if err != nil {
 		return v, err
 	}
+	if fc.reasks == 0 {
+		// The common case asks once; without the re-ask loop's closure
+		// the static path allocates what it did before WithReask.
+		res, err := c.session.askForm(ctx, c, fc.Key, message, fc.Schema)
+		if err != nil {
+			return v, err
+		}
+		return fc.Decode(res)
+	}
 	return fc.Ask(message, func(message string, schema json.RawMessage) (json.RawMessage, error) {
 		return c.session.askForm(ctx, c, fc.Key, message, schema)
 	})
