@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -23,36 +22,12 @@ var commitCases = map[string]want{
 
 // TestTypeScriptSDKClientChoices runs the commitCases.
 func TestTypeScriptSDKClientChoices(t *testing.T) {
-	node := requireNode(t)
+	node := setUp(t)
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("no git on PATH: examples/commit needs it")
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock, err := lockFile(filepath.Join(os.TempDir(), "elicit-interop-ts-"+shortHash(dir)+".lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(unlock)
-	ensureModules(t, dir)
-
-	out, err := runNode(t, node, script, "--list-commit")
-	if err != nil {
-		t.Fatalf("%s --list-commit: %v", script, err)
-	}
-	listed := strings.Fields(string(out))
-	slices.Sort(listed)
-	var known []string
-	for name := range commitCases {
-		known = append(known, name)
-	}
-	slices.Sort(known)
-	if !slices.Equal(listed, known) {
-		t.Fatalf("%s has commit cases %q, the test expects %q", script, listed, known)
-	}
+	casesMatch(t, node, "--list-commit", commitCases)
 
 	bin := filepath.Join(t.TempDir(), "commit")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/go-elicit/elicit/examples/commit").CombinedOutput(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,35 +120,8 @@ var stdioCases = []string{
 }
 
 func TestTypeScriptSDKClient(t *testing.T) {
-	node := requireNode(t)
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// One run at a time per work tree: npm ci rewrites node_modules.
-	unlock, err := lockFile(filepath.Join(os.TempDir(), "elicit-interop-ts-"+shortHash(dir)+".lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(unlock)
-	ensureModules(t, dir)
-
-	t.Run("cases match the script", func(t *testing.T) {
-		out, err := runNode(t, node, script, "--list")
-		if err != nil {
-			t.Fatalf("%s --list: %v", script, err)
-		}
-		listed := strings.Fields(string(out))
-		var known []string
-		for name := range cases {
-			known = append(known, name)
-		}
-		slices.Sort(listed)
-		slices.Sort(known)
-		if !slices.Equal(listed, known) {
-			t.Fatalf("%s has cases %q, the test expects %q", script, listed, known)
-		}
-	})
+	node := setUp(t)
+	t.Run("cases match the script", func(t *testing.T) { casesMatch(t, node, "--list", cases) })
 
 	bin := filepath.Join(t.TempDir(), "ze")
 	build := exec.Command("go", "build", "-o", bin, "github.com/go-elicit/elicit/examples/ze")
@@ -258,6 +232,40 @@ func check(t *testing.T, r report, w want) {
 		if !slices.Equal(required, w.required) {
 			t.Errorf("first form requires %q, want %q", required, w.required)
 		}
+	}
+}
+
+// setUp finds node and installs the SDK client's modules, holding a lock
+// for the rest of the test: one run at a time per work tree, since npm ci
+// rewrites node_modules. It returns node's path.
+func setUp(t *testing.T) string {
+	node := requireNode(t)
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockFile(filepath.Join(os.TempDir(), "elicit-interop-ts-"+shortHash(dir)+".lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	ensureModules(t, dir)
+	return node
+}
+
+// casesMatch fails the test unless the script lists (with listFlag)
+// exactly the cases the test expects.
+func casesMatch(t *testing.T, node, listFlag string, cases map[string]want) {
+	t.Helper()
+	out, err := runNode(t, node, script, listFlag)
+	if err != nil {
+		t.Fatalf("%s %s: %v", script, listFlag, err)
+	}
+	listed := strings.Fields(string(out))
+	slices.Sort(listed)
+	known := slices.Sorted(maps.Keys(cases))
+	if !slices.Equal(listed, known) {
+		t.Fatalf("%s %s lists cases %q, the test expects %q", script, listFlag, listed, known)
 	}
 }
 
