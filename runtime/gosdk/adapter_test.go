@@ -30,14 +30,34 @@ func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-func start(t *testing.T) *fixture {
+// newAdapter is a go-sdk server named name with the adapter installed.
+func newAdapter(t *testing.T, name string) (*mcp.Server, *gosdk.Adapter) {
 	t.Helper()
-	f := &fixture{errs: make(chan error, 16)}
-	s := mcp.NewServer(&mcp.Implementation{Name: "adapter-test", Version: "1"}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
 	a, err := gosdk.New(s, gosdk.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, a
+}
+
+// outcome is a tool's result for what it made of an Elicit: out as text,
+// err as an isError result, and runtime.ErrInputRequired returned for the
+// adapter to answer input_required.
+func outcome(out string, err error) (*mcp.CallToolResult, error) {
+	switch {
+	case errors.Is(err, runtime.ErrInputRequired):
+		return nil, err
+	case err != nil:
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+	}
+	return text(out), nil
+}
+
+func start(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{errs: make(chan error, 16)}
+	s, a := newAdapter(t, "adapter-test")
 	ask := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		form, err := gosdk.Elicit[testform.NameForm](ctx, "Who?")
 		if errors.Is(err, runtime.ErrInputRequired) {

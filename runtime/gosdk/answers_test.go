@@ -15,11 +15,7 @@ import (
 // TestAnswers: what real form UIs send (empty optional properties) and
 // re-asking, on every protocol, through the go-sdk adapter.
 func TestAnswers(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "answers", Version: "1"}, nil)
-	a, err := gosdk.New(s, gosdk.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, a := newAdapter(t, "answers")
 	tool := func(opts ...runtime.ElicitOption) mcp.ToolHandler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			f, err := gosdk.Elicit[testform.PlaceForm](ctx, adaptertest.PlaceMessage, opts...)

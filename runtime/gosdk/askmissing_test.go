@@ -23,11 +23,7 @@ type greeting struct {
 // itself refuses a call without them; the typed output still becomes the
 // structured content.
 func TestAskMissing(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "askmissing", Version: "1"}, nil)
-	a, err := gosdk.New(s, gosdk.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, a := newAdapter(t, "askmissing")
 	var runs atomic.Int32
 	gosdk.AddTool(a, &mcp.Tool{Name: "greet"}, func(_ context.Context, _ *mcp.CallToolRequest, in testform.AskForm) (*mcp.CallToolResult, greeting, error) {
 		runs.Add(1)

@@ -2,10 +2,8 @@ package gosdk_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
-	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/gosdk"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
@@ -15,20 +13,13 @@ import (
 // An optional multi-select is left out of a 2025-06-18 client's form, and
 // gosdk.Dropped names it (adaptertest.Downgrade).
 func TestDowngrade(t *testing.T) {
-	s := mcp.NewServer(&mcp.Implementation{Name: "downgrade", Version: "1"}, nil)
-	a, err := gosdk.New(s, gosdk.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, a := newAdapter(t, "downgrade")
 	a.AddTool(&mcp.Tool{Name: "notify", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		can := gosdk.CanElicit[testform.NotifyForm](ctx)
 		dropped := gosdk.Dropped[testform.NotifyForm](ctx)
 		f, err := gosdk.Elicit[testform.NotifyForm](ctx, "Deploy what?")
-		if errors.Is(err, runtime.ErrInputRequired) {
-			return nil, err // the adapter answers input_required
-		}
 		if err != nil {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+			return outcome("", err)
 		}
 		return text(adaptertest.NotifyTool(f, dropped, can)), nil
 	})

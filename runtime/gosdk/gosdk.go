@@ -102,19 +102,24 @@ func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]
 	}
 	a.listed.Delete(t.Name)
 	mcp.AddTool(a.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		return serveTyped(ctx, a, t.Name, h == nil, req, func(ctx context.Context, _ *call) (*mcp.CallToolResult, Out, error) {
+		return serve(ctx, a, t.Name, h == nil, req, func(ctx context.Context, _ *call) (*mcp.CallToolResult, Out, error) {
 			return h(ctx, req, in)
 		})
 	})
 }
 
-// serveTyped runs the body of a typed tool's call with the adapter's
-// wrapping: the call in ctx, and its input_required result on 2026-07-28.
-func serveTyped[Out any](ctx context.Context, a *Adapter, tool string, nilH bool, req *mcp.CallToolRequest,
+// serve runs the body of a tool's call with the adapter's wrapping: the
+// call in ctx, and its input_required result on 2026-07-28. It fails, and
+// body does not run, when the tool's handler is nil (nilH) or ctx is nil.
+// Adapter.Handler serves raw handlers through it with Out struct{}.
+func serve[Out any](ctx context.Context, a *Adapter, tool string, nilH bool, req *mcp.CallToolRequest,
 	body func(ctx context.Context, c *call) (*mcp.CallToolResult, Out, error)) (*mcp.CallToolResult, Out, error) {
 	var zero Out
 	if nilH {
 		return nil, zero, nilHandler(tool)
+	}
+	if ctx == nil {
+		return nil, zero, errors.New("elicit: gosdk: the tool handler was called with a nil context")
 	}
 	c, err := a.begin(req)
 	if err != nil {
@@ -159,7 +164,7 @@ func addAsking[In, Out any](a *Adapter, t *mcp.Tool, args *runtime.ToolArgs[In],
 	loose.InputSchema = map[string]any{"type": "object"}
 	a.listed.Store(t.Name, args.InputSchema())
 	mcp.AddTool(a.server, &loose, func(ctx context.Context, req *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, Out, error) {
-		return serveTyped(ctx, a, t.Name, h == nil, req, func(ctx context.Context, c *call) (*mcp.CallToolResult, Out, error) {
+		return serve(ctx, a, t.Name, h == nil, req, func(ctx context.Context, c *call) (*mcp.CallToolResult, Out, error) {
 			in, res, err := adapter.Args(args, c.callerIn(ctx), req.Params.Arguments)
 			switch {
 			case res != nil:
@@ -222,25 +227,15 @@ func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) {
 // or the request is nil, or when a was not made by New.
 func (a *Adapter) Handler(h mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if h == nil {
-			name := ""
-			if req != nil && req.Params != nil {
-				name = req.Params.Name
-			}
-			return nil, nilHandler(name)
+		name := ""
+		if h == nil && req != nil && req.Params != nil {
+			name = req.Params.Name
 		}
-		if ctx == nil {
-			return nil, errors.New("elicit: gosdk: the tool handler was called with a nil context")
-		}
-		c, err := a.begin(req)
-		if err != nil {
-			return nil, err
-		}
-		res, herr := h(context.WithValue(ctx, callKey{}, c), req)
-		if ir, err := c.end(herr); ir != nil || err != nil {
-			return ir, err
-		}
-		return res, herr
+		res, _, err := serve(ctx, a, name, h == nil, req, func(ctx context.Context, _ *call) (*mcp.CallToolResult, struct{}, error) {
+			res, err := h(ctx, req)
+			return res, struct{}{}, err
+		})
+		return res, err
 	}
 }
 

@@ -27,13 +27,33 @@ type fixture struct {
 	errs chan error         // the error of every Elicit the "ask" tool made
 }
 
-func start(t *testing.T) *fixture {
+// newAdapted is an mcp-go server named name with the adapter installed.
+func newAdapted(t *testing.T, name string) *server.MCPServer {
 	t.Helper()
-	f := &fixture{errs: make(chan error, 16)}
-	s := server.NewMCPServer("adapter-test", "1")
+	s := server.NewMCPServer(name, "1")
 	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// outcome is a tool's result for what it made of an Elicit: out as text,
+// err as an isError result, and runtime.ErrInputRequired returned for the
+// adapter to answer input_required.
+func outcome(out string, err error) (*mcp.CallToolResult, error) {
+	switch {
+	case errors.Is(err, runtime.ErrInputRequired):
+		return nil, err
+	case err != nil:
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	return mcp.NewToolResultText(out), nil
+}
+
+func start(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{errs: make(chan error, 16)}
+	s := newAdapted(t, "adapter-test")
 	ask := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		form, err := mcpgo.Elicit[testform.NameForm](ctx, "Who?")
 		if errors.Is(err, runtime.ErrInputRequired) {

@@ -16,10 +16,7 @@ import (
 // TestAnswers: what real form UIs send (empty optional properties) and
 // re-asking, on every protocol, through the mcp-go adapter.
 func TestAnswers(t *testing.T) {
-	s := server.NewMCPServer("answers", "1")
-	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	s := newAdapted(t, "answers")
 	tool := func(opts ...runtime.ElicitOption) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			f, err := mcpgo.Elicit[testform.PlaceForm](ctx, adaptertest.PlaceMessage, opts...)

@@ -18,10 +18,7 @@ import (
 // arguments on every protocol (adaptertest.AskMissing); the tool, made
 // with no inputSchema, lists the form's.
 func TestAskMissing(t *testing.T) {
-	s := server.NewMCPServer("askmissing", "1")
-	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	s := newAdapted(t, "askmissing")
 	var runs atomic.Int32
 	mcpgo.AddTool(s, mcp.NewTool("greet"), func(_ context.Context, _ mcp.CallToolRequest, in testform.AskForm) (*mcp.CallToolResult, error) {
 		runs.Add(1)

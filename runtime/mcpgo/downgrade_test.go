@@ -2,10 +2,8 @@ package mcpgo_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
-	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
 	"github.com/go-elicit/elicit/runtime/mcpgo"
@@ -16,19 +14,13 @@ import (
 // An optional multi-select is left out of a 2025-06-18 client's form, and
 // mcpgo.Dropped names it (adaptertest.Downgrade).
 func TestDowngrade(t *testing.T) {
-	s := server.NewMCPServer("downgrade", "1")
-	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	s := newAdapted(t, "downgrade")
 	s.AddTool(mcp.NewTool("notify"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		can := mcpgo.CanElicit[testform.NotifyForm](ctx)
 		dropped := mcpgo.Dropped[testform.NotifyForm](ctx)
 		f, err := mcpgo.Elicit[testform.NotifyForm](ctx, "Deploy what?")
-		if errors.Is(err, runtime.ErrInputRequired) {
-			return nil, err // the adapter answers input_required
-		}
 		if err != nil {
-			return mcp.NewToolResultError(err.Error()), nil
+			return outcome("", err)
 		}
 		return mcp.NewToolResultText(adaptertest.NotifyTool(f, dropped, can)), nil
 	})
