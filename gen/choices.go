@@ -75,32 +75,30 @@ const choicesPlaceholder = "choice"
 // withChoicePlaceholders gives each run-time choices property of the
 // decoded schema m one placeholder option, so the checker sees a single-
 // or multi-select.
-func withChoicePlaceholders(form *formModel, m map[string]any) {
-	props, _ := m["properties"].(map[string]any)
-	for _, f := range form.Fields {
-		p, ok := props[f.Name].(map[string]any)
-		if !f.Choices || !ok {
-			continue
-		}
-		if f.Kind == kindMultiSelect {
-			p["items"] = map[string]any{"type": "string", "enum": []any{choicesPlaceholder}}
-		} else {
-			p["enum"] = []any{choicesPlaceholder}
-		}
-	}
-}
+func withChoicePlaceholders(form *formModel, m map[string]any) { setChoices(form, m, true) }
 
 // stripChoices removes the placeholders again from a checked schema.
-func stripChoices(form *formModel, m map[string]any) {
+func stripChoices(form *formModel, m map[string]any) { setChoices(form, m, false) }
+
+// setChoices gives each run-time choices property of m the placeholder
+// option (with placeholder) or no option (without).
+func setChoices(form *formModel, m map[string]any, placeholder bool) {
 	props, _ := m["properties"].(map[string]any)
 	for _, f := range form.Fields {
 		p, ok := props[f.Name].(map[string]any)
 		if !f.Choices || !ok {
 			continue
 		}
-		if f.Kind == kindMultiSelect {
-			p["items"] = map[string]any{"type": "string"}
-		} else {
+		switch {
+		case f.Kind == kindMultiSelect:
+			items := map[string]any{"type": "string"}
+			if placeholder {
+				items["enum"] = []any{choicesPlaceholder}
+			}
+			p["items"] = items
+		case placeholder:
+			p["enum"] = []any{choicesPlaceholder}
+		default:
 			delete(p, "enum")
 		}
 	}

@@ -44,25 +44,7 @@ func writeValue(buf *bytes.Buffer, v any, order []string, root bool) error {
 			}
 		}
 		sort.Strings(rest)
-		keys = append(keys, rest...)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, k)
-			buf.WriteByte(':')
-			if root && k == "properties" {
-				if err := writeProperties(buf, x[k], order); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := writeValue(buf, x[k], nil, false); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
+		return writeObject(buf, x, append(keys, rest...), order, root)
 	case []any:
 		buf.WriteByte('[')
 		for i, e := range x {
@@ -102,6 +84,12 @@ func writeProperties(buf *bytes.Buffer, v any, order []string) error {
 			return fmt.Errorf("the checker returned an unknown property %q", k)
 		}
 	}
+	return writeObject(buf, props, keys, nil, false)
+}
+
+// writeObject writes the keys of x in the order given; at the root, the
+// "properties" value is written in field order.
+func writeObject(buf *bytes.Buffer, x map[string]any, keys, order []string, root bool) error {
 	buf.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
@@ -109,7 +97,13 @@ func writeProperties(buf *bytes.Buffer, v any, order []string) error {
 		}
 		writeString(buf, k)
 		buf.WriteByte(':')
-		if err := writeValue(buf, props[k], nil, false); err != nil {
+		var err error
+		if root && k == "properties" {
+			err = writeProperties(buf, x[k], order)
+		} else {
+			err = writeValue(buf, x[k], nil, false)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -141,30 +141,26 @@ func (b *builder) schemaTag(f *fieldModel, tag string) {
 			s.Title = val
 		case "description":
 			s.Description = val
-		case "minLength", "maxLength":
-			if !b.wantKind(f, key, kindString) {
+		case "minLength", "maxLength", "minItems", "maxItems":
+			want := kindString
+			if strings.HasSuffix(key, "Items") {
+				want = kindMultiSelect
+			}
+			if !b.wantKind(f, key, want) {
 				continue
 			}
 			n, ok := b.parseCount(f, key, val)
 			if !ok {
 				continue
 			}
-			if key == "minLength" {
+			switch key {
+			case "minLength":
 				s.MinLength, f.MinLength = n, n
-			} else {
+			case "maxLength":
 				s.MaxLength, f.MaxLength = n, n
-			}
-		case "minItems", "maxItems":
-			if !b.wantKind(f, key, kindMultiSelect) {
-				continue
-			}
-			n, ok := b.parseCount(f, key, val)
-			if !ok {
-				continue
-			}
-			if key == "minItems" {
+			case "minItems":
 				s.MinItems, f.MinItems = n, n
-			} else {
+			default:
 				s.MaxItems, f.MaxItems = n, n
 			}
 		case "minimum", "maximum":
