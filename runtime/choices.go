@@ -40,7 +40,9 @@ type Choice struct {
 // field (or not in the form) and a choices field left without
 // WithChoices are errors matching ErrElicitSchemaInvalid. Titles ride
 // as oneOf/anyOf {const, title} where the version has them and as
-// enumNames on 2025-06-18 (a multi-select needs 2025-11-25, as always).
+// enumNames on 2025-06-18. A multi-select needs 2025-11-25, as always: a
+// required one makes the form unsupported on 2025-06-18, an optional one
+// is left out of that version's form (see Dropped).
 // An answer outside the choices is a *ContentError naming the property.
 //
 // On 2026-07-28 the handler runs again with the answer: pass the same
@@ -232,6 +234,13 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 				return nil, invalid(name, "WithDefaults: %v", err)
 			}
 			p["default"] = val
+		}
+	}
+	for name := range changed {
+		if _, asked := ver.props[name]; !asked {
+			// The version's form leaves it out (Variant.Dropped): its
+			// choices and default are checked above, not sent.
+			delete(changed, name)
 		}
 	}
 	var down map[string]any

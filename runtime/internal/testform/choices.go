@@ -32,3 +32,14 @@ type AskChoiceForm struct {
 	Name  string `json:"name" elicit:"choices"`
 	Count int64  `json:"count"`
 }
+
+// TagForm has a required name and an optional run-time multi-select, which
+// a 2025-06-18 client is not asked.
+//
+//elicit:form
+type TagForm struct {
+	// Who it is for.
+	Name string `json:"name"`
+	// The tags to add.
+	Tags []string `json:"tags,omitempty" elicit:"choices"`
+}

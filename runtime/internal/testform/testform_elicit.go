@@ -23,6 +23,7 @@ func init() {
 	formimpl.CheckFingerprint((*PickForm)(nil), "PickForm", 0xaccfa34cbc190dc9)
 	formimpl.CheckFingerprint((*PlaceForm)(nil), "PlaceForm", 0x453a2c495c688ec2)
 	formimpl.CheckFingerprint((*RegionForm)(nil), "RegionForm", 0x7751842fe93fa454)
+	formimpl.CheckFingerprint((*TagForm)(nil), "TagForm", 0x8ad582094aa5ce27)
 }
 
 // An enum constant's value changed after generation: run go generate. A map literal here
@@ -506,5 +507,69 @@ func (f *RegionForm) ElicitDecode(content []byte) error {
 	}
 	d.Require(0, "region")
 	d.Require(1, "replicas")
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of TagForm change: run go generate.
+type elicit_TagForm_changed_run_go_generate = struct {
+	Name string
+	Tags []string
+}
+
+var _ = TagForm(elicit_TagForm_changed_run_go_generate{})
+
+// The requestedSchema of TagForm, per protocol version.
+const (
+	tagFormSchema2025_06_18 = `{"type":"object","properties":{"name":{"type":"string","description":"Who it is for."}},"required":["name"]}`
+	tagFormSchema2025_11_25 = `{"type":"object","properties":{"name":{"type":"string","description":"Who it is for."},"tags":{"type":"array","description":"The tags to add.","items":{"type":"string"}}},"required":["name"]}`
+)
+
+var tagFormDescriptor = &formimpl.Descriptor{
+	Name: "TagForm",
+	Key:  "tag_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(tagFormSchema2025_06_18), Dropped: []string{"tags"}},
+		{Version: "2025-11-25", Schema: []byte(tagFormSchema2025_11_25)},
+		{Version: "2026-07-28", Schema: []byte(tagFormSchema2025_11_25)},
+	},
+	Package: "testform",
+	Choices: []string{"tags"},
+}
+
+// ElicitForm describes the TagForm form: its schema for each protocol version.
+func (*TagForm) ElicitForm() *formimpl.Descriptor {
+	return tagFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted TagForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *TagForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "name":
+			if v, ok := d.StringField(0, "name", -1, -1, "", false); ok {
+				f.Name = v
+			}
+		case "tags":
+			if d.Field(1, "tags") {
+				items := []string{}
+				n := 0
+				for more := d.Item("tags", true); more; more = d.Item("tags", false) {
+					n++
+					if b, ok := d.ItemBytes("tags"); ok {
+						items = append(items, string(string(b)))
+					}
+				}
+				if d.CheckItems("tags", n, -1, -1) {
+					f.Tags = items
+				}
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	d.Require(0, "name")
 	return d.Err()
 }
