@@ -137,11 +137,10 @@ func PrepareElicit[T any, P interface {
 }](version string, opts ...ElicitOption) (FormCall[T, P], error) {
 	var v T
 	d := P(&v).ElicitForm()
-	schema, err := FormSchema(d, version)
+	variant, err := formVariant(d, version)
 	if err != nil {
 		return FormCall[T, P]{}, err
 	}
-	variant, _ := d.Lookup(version) // FormSchema found it
 	o := elicitOptions{key: d.Key}
 	for _, opt := range opts {
 		if opt != nil {
@@ -149,7 +148,7 @@ func PrepareElicit[T any, P interface {
 		}
 	}
 	if o.form == nil && len(d.Choices) == 0 {
-		return FormCall[T, P]{Key: o.key, Schema: schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
+		return FormCall[T, P]{Key: o.key, Schema: variant.Schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
 	}
 	dyn, err := dynamicFormFor(d, reflect.TypeFor[T](), version, o.formOptions())
 	if err != nil {
