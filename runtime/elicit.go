@@ -168,23 +168,21 @@ func Elicit[T any, P interface {
 	})
 }
 
-// formFor returns the call ctx belongs to, form T's descriptor and its
-// variant for the call's protocol version, or why T cannot be asked there.
+// formFor returns form T's variant for the protocol version of the call
+// ctx belongs to, or why T cannot be asked there.
 func formFor[T any, P interface {
 	*T
 	formimpl.Form
-}](ctx context.Context) (*call, *formimpl.Descriptor, formimpl.Variant, error) {
+}](ctx context.Context) (formimpl.Variant, error) {
 	c, err := callFrom(ctx)
 	if err != nil {
-		return nil, nil, formimpl.Variant{}, err
+		return formimpl.Variant{}, err
 	}
 	if err := c.session.checkForm(); err != nil {
-		return nil, nil, formimpl.Variant{}, err
+		return formimpl.Variant{}, err
 	}
 	var v T
-	d := P(&v).ElicitForm()
-	variant, err := formVariant(d, c.session.protocol)
-	return c, d, variant, err
+	return formVariant(P(&v).ElicitForm(), c.session.protocol)
 }
 
 // CanElicit reports whether the form T can be asked of the client of the
@@ -203,7 +201,7 @@ func CanElicit[T any, P interface {
 	*T
 	formimpl.Form
 }](ctx context.Context) error {
-	_, _, _, err := formFor[T, P](ctx)
+	_, err := formFor[T, P](ctx)
 	return err
 }
 
