@@ -141,12 +141,7 @@ func PrepareElicit[T any, P interface {
 	if err != nil {
 		return FormCall[T, P]{}, err
 	}
-	o := elicitOptions{key: d.Key}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
+	o := elicitOptionsOf(d.Key, opts)
 	if o.form == nil && len(d.Choices) == 0 {
 		return FormCall[T, P]{Key: o.key, Schema: variant.Schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
 	}
