@@ -555,7 +555,7 @@ func decodeDynamic[T any, P interface {
 	}
 	for prop, schema := range dyn.choices {
 		raw, ok := members[prop]
-		if !ok || slices.ContainsFunc(problems, func(p Problem) bool { return p.Property == prop }) {
+		if !ok || hasProblem(problems, prop) {
 			continue
 		}
 		var val any
