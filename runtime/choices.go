@@ -242,19 +242,19 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 	downProps, _ := down["properties"].(map[string]any)
 	b := make([]byte, 0, len(ver.schema)+256)
 	b = append(b, `{"type":"object","properties":{`...)
-	for i, name := range ver.order {
+	for i, property := range ver.order {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(appendJSONString(b, name), ':')
-		p, ok := downProps[name]
+		b = append(appendJSONString(b, property), ':')
+		p, ok := downProps[property]
 		if !ok {
-			b = append(b, ver.props[name]...)
+			b = append(b, ver.props[property]...)
 			continue
 		}
 		raw, err := json.Marshal(p)
 		if err != nil {
-			return nil, invalid(name, "form %s: %v", name, err)
+			return nil, invalid(property, "form %s: %v", name, err)
 		}
 		b = append(b, raw...)
 	}
