@@ -238,7 +238,7 @@ func (t *ToolArgs[In]) Decode(raw json.RawMessage, version string, unsupported e
 	in = *new(In) // the failed decode may have set fields
 	res, err := t.ask.fillWith(raw, err, func(raw json.RawMessage) error { in = *new(In); return t.decode(raw, &in) },
 		unsupported == nil, func(message string, schema map[string]any) (map[string]any, error) {
-			return askSchema(version, func() error { return unsupported }, message, schema, nil,
+			return askSchema(version, func() error { return unsupported }, message, schema, 0,
 				func(message string, schema json.RawMessage) (json.RawMessage, error) {
 					return ask(missingKey, message, schema)
 				})

@@ -139,19 +139,13 @@ func PrepareElicit[T any, P interface {
 }](version string, opts ...ElicitOption) (FormCall[T, P], error) {
 	var v T
 	d := P(&v).ElicitForm()
-	schema, err := FormSchema(d, version)
+	variant, err := formVariant(d, version)
 	if err != nil {
 		return FormCall[T, P]{}, err
 	}
-	variant, _ := d.Lookup(version) // FormSchema found it
-	o := elicitOptions{key: d.Key}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
+	o := elicitOptionsOf(d.Key, opts)
 	if o.form == nil && len(d.Choices) == 0 {
-		return FormCall[T, P]{Key: o.key, Schema: schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
+		return FormCall[T, P]{Key: o.key, Schema: variant.Schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
 	}
 	dyn, err := dynamicFormFor(d, reflect.TypeFor[T](), version, o.formOptions())
 	if err != nil {
@@ -257,19 +251,19 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 	downProps, _ := down["properties"].(map[string]any)
 	b := make([]byte, 0, len(ver.schema)+256)
 	b = append(b, `{"type":"object","properties":{`...)
-	for i, name := range ver.order {
+	for i, property := range ver.order {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(appendJSONString(b, name), ':')
-		p, ok := downProps[name]
+		b = append(appendJSONString(b, property), ':')
+		p, ok := downProps[property]
 		if !ok {
-			b = append(b, ver.props[name]...)
+			b = append(b, ver.props[property]...)
 			continue
 		}
 		raw, err := json.Marshal(p)
 		if err != nil {
-			return nil, invalid(name, "form %s: %v", name, err)
+			return nil, invalid(property, "form %s: %v", name, err)
 		}
 		b = append(b, raw...)
 	}
@@ -570,7 +564,7 @@ func decodeDynamic[T any, P interface {
 	}
 	for prop, schema := range dyn.choices {
 		raw, ok := members[prop]
-		if !ok || slices.ContainsFunc(problems, func(p Problem) bool { return p.Property == prop }) {
+		if !ok || hasProblem(problems, prop) {
 			continue
 		}
 		var val any

@@ -26,7 +26,7 @@ func Dropped[T any, P interface {
 	*T
 	formimpl.Form
 }](ctx context.Context) []string {
-	_, _, variant, err := formFor[T, P](ctx)
+	variant, err := formFor[T, P](ctx)
 	if err != nil {
 		return nil
 	}

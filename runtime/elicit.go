@@ -42,16 +42,17 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 		return nil, err
 	}
 	s := c.session
-	key := ElicitKey("", opts...)
-	return askSchema(s.protocol, s.checkForm, message, schema, opts, func(message string, schema json.RawMessage) (json.RawMessage, error) {
-		return s.askForm(ctx, c, key, message, schema)
+	o := elicitOptionsOf("", opts)
+	return askSchema(s.protocol, s.checkForm, message, schema, o.reasks, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return s.askForm(ctx, c, o.key, message, schema)
 	})
 }
 
 // askSchema is ElicitSchema once the call is known: the client speaks
 // protocol, checkClient says why it cannot be asked a form (nil when it
-// can), and ask sends the question and returns the raw ElicitResult.
-func askSchema(protocol string, checkClient func() error, message string, schema map[string]any, opts []ElicitOption,
+// can), reasks is WithReask's count, and ask sends the question and
+// returns the raw ElicitResult.
+func askSchema(protocol string, checkClient func() error, message string, schema map[string]any, reasks int,
 	ask func(message string, schema json.RawMessage) (json.RawMessage, error)) (map[string]any, error) {
 	if v := subset.Check(schema, subset.V2026_07_28); len(v) > 0 {
 		return nil, newSchemaError(protocol, v)
@@ -75,7 +76,7 @@ func askSchema(protocol string, checkClient func() error, message string, schema
 		return nil, newSchemaError(protocol, []subset.Violation{{Message: err.Error()}})
 	}
 	var values map[string]any
-	err = askUntilValid(protocol, message, rawSchema, elicitOptionsOf("", opts).reasks, ask,
+	err = askUntilValid(protocol, message, rawSchema, reasks, ask,
 		func(res json.RawMessage) error {
 			var err error
 			values, err = schemaAnswer(checked, res)
@@ -168,23 +169,21 @@ func Elicit[T any, P interface {
 	})
 }
 
-// formFor returns the call ctx belongs to, form T's descriptor and its
-// variant for the call's protocol version, or why T cannot be asked there.
+// formFor returns form T's variant for the protocol version of the call
+// ctx belongs to, or why T cannot be asked there.
 func formFor[T any, P interface {
 	*T
 	formimpl.Form
-}](ctx context.Context) (*call, *formimpl.Descriptor, formimpl.Variant, error) {
+}](ctx context.Context) (formimpl.Variant, error) {
 	c, err := callFrom(ctx)
 	if err != nil {
-		return nil, nil, formimpl.Variant{}, err
+		return formimpl.Variant{}, err
 	}
 	if err := c.session.checkForm(); err != nil {
-		return nil, nil, formimpl.Variant{}, err
+		return formimpl.Variant{}, err
 	}
 	var v T
-	d := P(&v).ElicitForm()
-	variant, err := formVariant(d, c.session.protocol)
-	return c, d, variant, err
+	return formVariant(P(&v).ElicitForm(), c.session.protocol)
 }
 
 // CanElicit reports whether the form T can be asked of the client of the
@@ -203,7 +202,7 @@ func CanElicit[T any, P interface {
 	*T
 	formimpl.Form
 }](ctx context.Context) error {
-	_, _, _, err := formFor[T, P](ctx)
+	_, err := formFor[T, P](ctx)
 	return err
 }
 

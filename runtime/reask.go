@@ -96,7 +96,10 @@ func validProperties(content json.RawMessage, problems []Problem) []propertyDefa
 	var out []propertyDefault
 	roundtrip.EachMember(content, 0, func(key, value []byte) bool {
 		name := string(key)
-		if string(value) == "null" || string(value) == `""` || defaultIndex(out, name) >= 0 || hasProblem(problems, name) {
+		if string(value) == "null" || string(value) == `""` || hasProblem(problems, name) {
+			return true
+		}
+		if _, seen := defaultFor(out, name); seen {
 			return true
 		}
 		var b bytes.Buffer
@@ -106,15 +109,6 @@ func validProperties(content json.RawMessage, problems []Problem) []propertyDefa
 		return true
 	})
 	return out
-}
-
-func defaultIndex(ds []propertyDefault, name string) int {
-	for i, d := range ds {
-		if d.Property == name {
-			return i
-		}
-	}
-	return -1
 }
 
 func hasProblem(problems []Problem, property string) bool {
