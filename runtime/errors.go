@@ -42,12 +42,12 @@ var (
 	// form's validate tags; the error is a *ContentError naming each property.
 	ErrElicitInvalidContent = formcore.ErrInvalidContent
 	// ErrNoCall: the context names no tool call (context.Background(), a
-	// nil ctx, a ctx of another server library), so there is no call to
-	// ask in. Elicit[T], CanElicit[T], ElicitSchema, ElicitURL and the
-	// adapters' Elicit[T] find the call, its session and its stream through
-	// the handler's ctx. It is the same on every protocol, so a handler
-	// tested on one fails on none.
-	ErrNoCall = errors.New("elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it")
+	// nil ctx, the ctx of a go-sdk or mcp-go tool not served through
+	// elicit's adapter), so there is no call to ask in. Elicit[T],
+	// CanElicit[T], ElicitSchema and ElicitURL find the call, its session
+	// and its stream through the handler's ctx. It is the same on every
+	// protocol, so a handler tested on one fails on none.
+	ErrNoCall = errors.New("elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it; on go-sdk register the tool with gosdk.AddTool, on mcp-go make the server's adapter with mcpgo.New")
 	// ErrSessionClosed: the session ended (DELETE, idle expiry, server
 	// shutdown) while the call was running.
 	ErrSessionClosed = errors.New("elicit: session closed")

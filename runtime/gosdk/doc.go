@@ -10,10 +10,10 @@
 //	http.Handle("/mcp", gosdk.NewStreamableHTTPHandler(s, nil))
 //
 //	func bookTable(ctx context.Context, req *mcp.CallToolRequest, in Args) (*mcp.CallToolResult, any, error) {
-//		if !gosdk.ClientSupportsElicit(ctx) {
+//		if !runtime.ClientSupportsElicit(ctx) {
 //			return errorResult("missing required argument: name"), nil, nil
 //		}
-//		form, err := gosdk.Elicit[BookingForm](ctx, "Who is the table for?")
+//		form, err := runtime.Elicit[BookingForm](ctx, "Who is the table for?")
 //		switch {
 //		case errors.Is(err, runtime.ErrInputRequired):
 //			return nil, nil, err // 2026-07-28: asked; the handler runs again with the answer

@@ -9,10 +9,10 @@
 //	http.Handle("/mcp", server.NewStreamableHTTPServer(s))
 //
 //	func bookTable(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-//		if !mcpgo.ClientSupportsElicit(ctx) {
+//		if !runtime.ClientSupportsElicit(ctx) {
 //			return mcp.NewToolResultError("missing required argument: name"), nil
 //		}
-//		form, err := mcpgo.Elicit[BookingForm](ctx, "Who is the table for?")
+//		form, err := runtime.Elicit[BookingForm](ctx, "Who is the table for?")
 //		switch {
 //		case errors.Is(err, runtime.ErrInputRequired):
 //			return nil, err // 2026-07-28: asked; the handler runs again with the answer
