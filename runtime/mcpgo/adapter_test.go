@@ -147,25 +147,6 @@ func TestBadContent(t *testing.T) {
 	})
 }
 
-func TestOutcomes(t *testing.T) {
-	f := start(t)
-	f.Each(t, func(t *testing.T, c *elicittest.Client) {
-		for _, tc := range []struct {
-			answer elicittest.Answer
-			want   error
-		}{{elicittest.Decline(), runtime.ErrElicitDeclined}, {elicittest.Cancel(), runtime.ErrElicitCanceled}, {elicittest.Reply("later", nil), runtime.ErrElicitMalformed}} {
-			c.Call(t, "ask", nil, tc.answer).WantError(t, tc.want.Error())
-			if err := f.lastErr(t); !errors.Is(err, tc.want) {
-				t.Errorf("%v: got %v, want %v", tc.answer, err, tc.want)
-			}
-		}
-		f.Connect(t, elicittest.Conn{Protocol: c.Protocol(), Elicitation: elicittest.NoElicitation}).Call(t, "ask", nil).WantError(t, "not supported by this client")
-		if err := f.lastErr(t); !errors.Is(err, runtime.ErrElicitUnsupported) {
-			t.Errorf("no capability: got %v", err)
-		}
-	})
-}
-
 func TestTwoKeys(t *testing.T) {
 	start(t).Each(t, func(t *testing.T, c *elicittest.Client) {
 		res := c.Call(t, "twice", nil, elicittest.Accept(testform.NameForm{Name: "Ada"}), elicittest.Accept(testform.NameForm{Name: "Bob"}))
