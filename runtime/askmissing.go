@@ -41,8 +41,8 @@ type toolOptions struct {
 // property, as without AskMissing. Decline and cancel give the isError
 // results "the user declined to answer" and "the user canceled the
 // request". In each of these the handler does not run.
-// For an arguments type that is not a generated form the option does
-// nothing (AddTool logs it).
+// For an arguments type that is not a generated form AddTool panics (see
+// "Set-up mistakes panic" in the package doc).
 func AskMissing(message string) ToolOption {
 	return func(o *toolOptions) { o.askMissing, o.message = true, message }
 }

@@ -57,7 +57,7 @@ var (
 )
 
 // ContentError reports content that breaks the form: an accepted answer
-// to Elicit[T] or Session.Elicit, or the arguments of a typed tool. It
+// to Elicit[T] or ElicitSchema, or the arguments of a typed tool. It
 // names every failing property at once. errors.Is(err,
 // ErrElicitInvalidContent) is true for it. A generated ElicitDecode method
 // called by hand gives one too.

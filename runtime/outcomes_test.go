@@ -13,7 +13,7 @@ import (
 // (adaptertest.Outcomes).
 func TestOutcomes(t *testing.T) {
 	srv := runtime.NewServer(runtime.Options{Name: "outcomes", ElicitTimeout: adaptertest.OutcomeTimeout})
-	for name, body := range map[string]func(context.Context) (string, error){"outcome": adaptertest.OutcomeTool, "strict": adaptertest.StrictTool} {
+	for name, body := range map[string]func(context.Context) (string, error){"outcome": adaptertest.OutcomeTool, "strict": adaptertest.StrictTool, "url": adaptertest.URLTool} {
 		srv.AddTool(runtime.Tool{Name: name}, func(ctx context.Context, _ *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 			text, err := body(ctx)
 			if err != nil {

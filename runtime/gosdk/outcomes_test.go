@@ -16,7 +16,7 @@ import (
 func TestOutcomes(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "outcomes", Version: "1"}, nil)
 	a := gosdk.New(s, gosdk.Options{ElicitTimeout: adaptertest.OutcomeTimeout})
-	for name, body := range map[string]func(context.Context) (string, error){"outcome": adaptertest.OutcomeTool, "strict": adaptertest.StrictTool} {
+	for name, body := range map[string]func(context.Context) (string, error){"outcome": adaptertest.OutcomeTool, "strict": adaptertest.StrictTool, "url": adaptertest.URLTool} {
 		a.AddTool(&mcp.Tool{Name: name}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			out, err := body(ctx)
 			if err != nil {

@@ -18,7 +18,7 @@ import (
 func TestOutcomes(t *testing.T) {
 	s := server.NewMCPServer("outcomes", "1")
 	mcpgo.New(s, mcpgo.Options{ElicitTimeout: adaptertest.OutcomeTimeout})
-	for name, body := range map[string]func(context.Context) (string, error){"outcome": adaptertest.OutcomeTool, "strict": adaptertest.StrictTool} {
+	for name, body := range map[string]func(context.Context) (string, error){"outcome": adaptertest.OutcomeTool, "strict": adaptertest.StrictTool, "url": adaptertest.URLTool} {
 		s.AddTool(mcp.NewTool(name), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			text, err := body(ctx)
 			if err != nil {

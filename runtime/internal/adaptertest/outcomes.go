@@ -37,6 +37,19 @@ func StrictTool(ctx context.Context) (string, error) {
 	return "accepted " + f.Name, err
 }
 
+// URLTool is the body of the tool "url": it asks with runtime.ElicitURL
+// and answers "opened" or the verdict, or returns runtime.ErrInputRequired.
+func URLTool(ctx context.Context) (string, error) {
+	_, err := runtime.ElicitURL(ctx, "Sign in", "https://example.com/sign-in")
+	switch {
+	case errors.Is(err, runtime.ErrInputRequired):
+		return "", err
+	case err == nil:
+		return "opened", nil
+	}
+	return Verdict(err), nil
+}
+
 // Verdict names the outcome err is, the same on every server.
 func Verdict(err error) string {
 	var ce *runtime.ClientError
@@ -65,8 +78,8 @@ func Verdict(err error) string {
 }
 
 // Outcomes checks that runtime.Elicit has the same outcomes on srv as on
-// every other server: srv serves the tools "outcome" (OutcomeTool) and
-// "strict" (StrictTool) with an elicitation timeout of OutcomeTimeout.
+// every other server: srv serves the tools "outcome" (OutcomeTool),
+// "strict" (StrictTool) and "url" (URLTool) with an elicitation timeout of OutcomeTimeout.
 // missingCapability is the JSON-RPC code a 2026-07-28 call of "strict"
 // from a client without the capability gets: -32021 where the library
 // lets a tool fail with it.
@@ -80,6 +93,12 @@ func Outcomes(t *testing.T, srv *elicittest.Server, missingCapability int) {
 			c.Call(t, "outcome", nil, elicittest.Cancel()).WantText(t, "canceled")
 			c.Call(t, "outcome", nil, elicittest.Reply("maybe", nil)).WantText(t, "malformed")
 			c.Call(t, "outcome", nil, elicittest.AcceptRaw(`{"name":7}`)).WantText(t, "invalid")
+			if v == runtime.Version20250618 {
+				c.Call(t, "url", nil).WantText(t, "unsupported")
+			} else {
+				c.Call(t, "url", nil).WantText(t, "missing capability url")
+				srv.Connect(t, elicittest.Conn{Protocol: v}).Call(t, "url", nil, elicittest.AcceptURL()).WantText(t, "opened")
+			}
 			none := srv.Connect(t, elicittest.Conn{Protocol: v, Elicitation: elicittest.NoElicitation})
 			none.Call(t, "outcome", nil).WantText(t, "missing capability form")
 			if v == runtime.Version20260728 {
