@@ -16,17 +16,12 @@ import (
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
-// ElicitOutcome maps the result a client answered a form-mode
-// elicitation/create with to the content of an accept (nil or null when it
-// sent none) or to the outcome error: ErrElicitDeclined, ErrElicitCanceled,
+// elicitOutcome maps the result a client answered an elicitation/create
+// with to the content of an accept (nil or null when it sent none) or to
+// the outcome error: ErrElicitDeclined, ErrElicitCanceled,
 // ErrElicitMalformed (not an ElicitResult, unknown action, content not an
-// object).
-func ElicitOutcome(result json.RawMessage) (content json.RawMessage, err error) {
-	return elicitOutcome(result, true)
-}
-
-// elicitOutcome is ElicitOutcome; a URL-mode (form false) accept carries no
-// content, so none is checked.
+// object). A URL-mode (form false) accept carries no content, so none is
+// checked.
 func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
 	var r struct {
 		Action  string          `json:"action"`
@@ -60,15 +55,16 @@ func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
 
 // DecodeAnswer turns the ElicitResult a client answered the generated form
 // T with into a T, decoded and validated by the generated code: what
-// Elicit[T] does once the answer is there. The errors are ElicitOutcome's
-// and a *ContentError naming each failing property; with an error the
-// value is T's zero value.
+// Elicit[T] does once the answer is there (a handler's test may call it
+// on a recorded answer). The errors are Elicit[T]'s: ErrElicitDeclined,
+// ErrElicitCanceled, ErrElicitMalformed, and a *ContentError naming each
+// failing property; with an error the value is T's zero value.
 func DecodeAnswer[T any, P interface {
 	*T
 	formimpl.Form
 }](result json.RawMessage) (T, error) {
 	var v T
-	content, err := ElicitOutcome(result)
+	content, err := elicitOutcome(result, true)
 	if err != nil {
 		return v, err
 	}

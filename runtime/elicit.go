@@ -91,7 +91,7 @@ func askSchema(protocol string, checkClient func() error, message string, schema
 // schemaAnswer is the content of the answer res to ElicitSchema's schema,
 // validated against it.
 func schemaAnswer(schema map[string]any, res json.RawMessage) (map[string]any, error) {
-	content, err := ElicitOutcome(res)
+	content, err := elicitOutcome(res, true)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func Elicit[T any, P interface {
 	if err := checkForm(protocol, a.caps().form); err != nil {
 		return v, err
 	}
-	fc, err := PrepareElicit[T, P](protocol, opts...)
+	fc, err := prepareElicit[T, P](protocol, opts...)
 	if err != nil {
 		return v, err
 	}

@@ -100,7 +100,7 @@ func newContentError(problems []formcore.Problem) error {
 	return e
 }
 
-// SchemaError lists every way a hand-built schema given to Session.Elicit
+// SchemaError lists every way a hand-built schema given to ElicitSchema
 // is outside the elicitation subset; nothing was sent.
 // errors.Is(err, ErrElicitSchemaInvalid) is true for it.
 type SchemaError struct {
