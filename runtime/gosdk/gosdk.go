@@ -33,8 +33,10 @@ type Options struct {
 	// input_required result (default DefaultRequestStateTTL).
 	RequestStateTTL time.Duration
 	// ElicitTimeout bounds how long an elicitation in a session waits for
-	// the user's answer (runtime.ErrElicitTimeout after it); 0 waits as
-	// long as the call's context lives. As runtime.Options.ElicitTimeout.
+	// the user's answer (runtime.ErrElicitTimeout after it), as
+	// runtime.Options.ElicitTimeout does: 0 means
+	// runtime.DefaultElicitTimeout, negative no bound but the call's
+	// context.
 	ElicitTimeout time.Duration
 }
 
@@ -60,7 +62,7 @@ func New(s *mcp.Server, opts Options) *Adapter {
 	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
 	adapter.Must("gosdk.New", err)
 	s.AddSendingMiddleware(captureAnswers)
-	a := &Adapter{server: s, states: states, timeout: opts.ElicitTimeout}
+	a := &Adapter{server: s, states: states, timeout: adapter.ElicitTimeout(opts.ElicitTimeout)}
 	s.AddReceivingMiddleware(a.listSchemas)
 	return a
 }

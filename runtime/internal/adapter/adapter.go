@@ -102,6 +102,15 @@ func (r *Run) End() ([]Request, string, error) {
 	return reqs, state, nil
 }
 
+// ElicitTimeout is an adapter's Options.ElicitTimeout as the runtime reads
+// its own: 0 is runtime.DefaultElicitTimeout, negative none.
+func ElicitTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return runtime.DefaultElicitTimeout
+	}
+	return d
+}
+
 // Call is the call an adapter puts into its handler's context
 // (callctx.With), so runtime.Elicit and the rest ask in it.
 type Call struct {
@@ -117,7 +126,7 @@ type Call struct {
 	// the client answered with as a *runtime.ClientError). Nil: the call
 	// cannot ask in a session.
 	Send func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
-	// Timeout is the adapter's elicitation timeout (0: none).
+	// Timeout is the adapter's elicitation timeout (0 or negative: none).
 	Timeout time.Duration
 }
 

@@ -206,3 +206,11 @@ func TestVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestElicitTimeout(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{0: runtime.DefaultElicitTimeout, -1: -1, time.Second: time.Second} {
+		if got := ElicitTimeout(in); got != want {
+			t.Errorf("ElicitTimeout(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
