@@ -16,7 +16,8 @@ import (
 
 // TestZeroValues gives every exported function and method of the package
 // zero or nil inputs: each answers with a clear error or does its
-// documented nothing, and none panics.
+// documented nothing, and none panics (registration mistakes do, on
+// purpose: TestRegistrationPanics).
 func TestZeroValues(t *testing.T) {
 	var nilCtx context.Context
 	for name, ctx := range map[string]context.Context{"nil ctx": nilCtx, "background": context.Background()} {

@@ -15,7 +15,8 @@ import (
 
 // TestZeroValues gives every exported function and method of the package
 // zero or nil inputs: each answers with a clear error or does its
-// documented nothing, and none panics.
+// documented nothing, and none panics (registration mistakes do, on
+// purpose: TestRegistrationPanics).
 func TestZeroValues(t *testing.T) {
 	var nilCtx context.Context
 	for name, ctx := range map[string]context.Context{"nil ctx": nilCtx, "background": context.Background()} {
@@ -38,5 +39,16 @@ func TestZeroValues(t *testing.T) {
 	reply := s.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nil"}}`))
 	if e, isErr := reply.(mcp.JSONRPCError); !isErr || !strings.Contains(e.Error.Message, "nil handler") {
 		t.Errorf("calling a nil handler: %#v", reply)
+	}
+	// A call with no session (no initialize, no transport) reaches the
+	// handler, which can ask nothing.
+	var got error
+	s.AddTool(mcp.NewTool("ask"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		_, got = runtime.Elicit[testform.NameForm](ctx, "m")
+		return mcp.NewToolResultText("ok"), nil
+	})
+	s.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`))
+	if !errors.Is(got, runtime.ErrElicitUnsupported) {
+		t.Errorf("Elicit in a call with no session: %v, want ErrElicitUnsupported", got)
 	}
 }
