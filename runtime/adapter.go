@@ -1,16 +1,13 @@
 package runtime
 
-// The kit for adapters to other MCP server libraries (see the package doc,
-// "Adapters to other server libraries"). An adapter's Elicit[T] runs
-// CheckForm, FormSchema, then AskAndDecode with a function that asks with
-// its library (a session: elicitation/create on the call's stream) or
-// through the input_required round trip under ElicitKey (2026-07-28):
-// AskAndDecode decodes with DecodeAnswer and re-asks as WithReask allows.
-// On 2026-07-28 it answers a *MissingCapabilityError with its RPCError.
-// An adapter's typed AddTool decodes the arguments with a ToolArgs (made by
-// NewToolArgs), which asks for the missing ones under AskMissing.
+// What the adapters to other server libraries (runtime/gosdk,
+// runtime/mcpgo) use of the runtime beyond what a handler calls: an
+// adapter puts its call into the handler's ctx (runtime/internal/callctx),
+// so Elicit[T] and the rest work there unchanged, and decodes the
+// arguments of its typed tools with a ToolArgs.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,17 +16,12 @@ import (
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
-// ElicitOutcome maps the result a client answered a form-mode
-// elicitation/create with to the content of an accept (nil or null when it
-// sent none) or to the outcome error: ErrElicitDeclined, ErrElicitCanceled,
+// elicitOutcome maps the result a client answered an elicitation/create
+// with to the content of an accept (nil or null when it sent none) or to
+// the outcome error: ErrElicitDeclined, ErrElicitCanceled,
 // ErrElicitMalformed (not an ElicitResult, unknown action, content not an
-// object).
-func ElicitOutcome(result json.RawMessage) (content json.RawMessage, err error) {
-	return elicitOutcome(result, true)
-}
-
-// elicitOutcome is ElicitOutcome; a URL-mode (form false) accept carries no
-// content, so none is checked.
+// object). A URL-mode (form false) accept carries no content, so none is
+// checked.
 func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
 	var r struct {
 		Action  string          `json:"action"`
@@ -63,15 +55,16 @@ func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
 
 // DecodeAnswer turns the ElicitResult a client answered the generated form
 // T with into a T, decoded and validated by the generated code: what
-// Elicit[T] does once the answer is there. The errors are ElicitOutcome's
-// and a *ContentError naming each failing property; with an error the
-// value is T's zero value.
+// Elicit[T] does once the answer is there (a handler's test may call it
+// on a recorded answer). The errors are Elicit[T]'s: ErrElicitDeclined,
+// ErrElicitCanceled, ErrElicitMalformed, and a *ContentError naming each
+// failing property; with an error the value is T's zero value.
 func DecodeAnswer[T any, P interface {
 	*T
 	formimpl.Form
 }](result json.RawMessage) (T, error) {
 	var v T
-	content, err := ElicitOutcome(result)
+	content, err := elicitOutcome(result, true)
 	if err != nil {
 		return v, err
 	}
@@ -119,10 +112,10 @@ func formVariant(d *formimpl.Descriptor, version string) (formimpl.Variant, erro
 	return variant, nil
 }
 
-// ElicitKey is the input-request key of an Elicit[T] call: the last WithKey
+// elicitKey is the input-request key of an elicitation: the last WithKey
 // among opts (nil ones are skipped), else defaultKey (the form's
-// Descriptor.Key).
-func ElicitKey(defaultKey string, opts ...ElicitOption) string {
+// Descriptor.Key, "url" for ElicitURL).
+func elicitKey(defaultKey string, opts ...ElicitOption) string {
 	return elicitOptionsOf(defaultKey, opts).key
 }
 
@@ -137,15 +130,8 @@ func elicitOptionsOf(defaultKey string, opts []ElicitOption) elicitOptions {
 	return o
 }
 
-// CheckForm reports why a client cannot be asked with a form, if it cannot:
-// version has no form elicitation (ErrElicitUnsupported), or the client did
-// not declare it (*MissingCapabilityError). declared tells whether it sent
-// capabilities.elicitation at all, form and url whether that names those
-// modes: from 2025-11-25 on, {} means form only and {url:{}} means URL only.
-func CheckForm(version string, declared, form, url bool) error {
-	return checkForm(version, elicitCapsOf(declared, form, url).form)
-}
-
+// checkForm reports why a client on version, which declared form
+// elicitation or not (canForm), cannot be asked with a form, if it cannot.
 func checkForm(version string, canForm bool) error {
 	switch {
 	case !hasFormElicitation(version):
@@ -189,16 +175,23 @@ type ToolArgs[In any] struct {
 }
 
 // NewToolArgs returns the ToolArgs of the tool named tool, whose own
-// inputSchema is schema (nil when it has none), with AddTool's opts. The
-// error says why an AskMissing among opts does nothing (In is not a
-// generated form); the ToolArgs is usable either way.
+// inputSchema is schema (nil when it has none), with AddTool's opts. It
+// fails, as AddTool panics, on AskMissing among opts for an In that is not
+// a generated form.
 func NewToolArgs[In any](tool string, schema json.RawMessage, opts ...ToolOption) (*ToolArgs[In], error) {
 	t := Tool{Name: tool, InputSchema: schema}
-	ta := &ToolArgs[In]{tool: tool, decode: newArgsDecoder[In](&t)}
-	ta.schema = t.InputSchema
-	var err error
-	ta.ask, err = toolAsker[In](tool, opts)
-	return ta, err
+	return newToolArgs[In](&t, opts)
+}
+
+// newToolArgs is NewToolArgs for tool t, whose empty InputSchema it sets
+// to In's.
+func newToolArgs[In any](t *Tool, opts []ToolOption) (*ToolArgs[In], error) {
+	ask, err := toolAsker[In](t.Name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	decode := newArgsDecoder[In](t)
+	return &ToolArgs[In]{tool: t.Name, schema: t.InputSchema, decode: decode, ask: ask}, nil
 }
 
 // InputSchema is the inputSchema to list for the tool: its own, else the
@@ -217,13 +210,10 @@ func (t *ToolArgs[In]) Asks() bool { return t != nil && t.ask != nil }
 // Decode turns a call's arguments raw into an In for the handler. With a
 // non-nil result the call is answered with it (an isError result: the
 // arguments are wrong, or missing and not given by the user) and the
-// handler does not run; an error (runtime.ErrInputRequired on 2026-07-28
-// once the question is recorded) is the call's. The client speaks
-// version; unsupported is CheckForm's verdict on it (nil when it can be
-// asked a form); ask puts the form question under key and returns the
-// client's raw ElicitResult, as AskAndDecode's ask does.
-func (t *ToolArgs[In]) Decode(raw json.RawMessage, version string, unsupported error,
-	ask func(key, message string, schema json.RawMessage) (json.RawMessage, error)) (In, *CallToolResult, error) {
+// handler does not run; an error (ErrInputRequired on 2026-07-28 once the
+// question is recorded) is the call's. ctx is the handler's: missing
+// arguments are asked for in the call it belongs to, as ElicitSchema asks.
+func (t *ToolArgs[In]) Decode(ctx context.Context, raw json.RawMessage) (In, *CallToolResult, error) {
 	var in In
 	if t == nil || t.decode == nil {
 		return in, nil, errors.New("elicit: ToolArgs was not made by NewToolArgs: make it with runtime.NewToolArgs")
@@ -236,13 +226,7 @@ func (t *ToolArgs[In]) Decode(raw json.RawMessage, version string, unsupported e
 		return in, argsErrorResult(t.tool, err), nil
 	}
 	in = *new(In) // the failed decode may have set fields
-	res, err := t.ask.fillWith(raw, err, func(raw json.RawMessage) error { in = *new(In); return t.decode(raw, &in) },
-		unsupported == nil, func(message string, schema map[string]any) (map[string]any, error) {
-			return askSchema(version, func() error { return unsupported }, message, schema, 0,
-				func(message string, schema json.RawMessage) (json.RawMessage, error) {
-					return ask(missingKey, message, schema)
-				})
-		})
+	res, err := t.ask.fill(ctx, raw, err, func(raw json.RawMessage) error { in = *new(In); return t.decode(raw, &in) })
 	if res != nil || err != nil {
 		var zero In
 		return zero, res, err

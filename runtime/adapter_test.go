@@ -36,31 +36,6 @@ func TestElicitOutcome(t *testing.T) {
 	}
 }
 
-func TestCheckForm(t *testing.T) {
-	cases := []struct {
-		version               string
-		declared, form, url   bool
-		ok, missingCapability bool
-	}{
-		{"2025-06-18", true, false, false, true, false},
-		{"2025-11-25", true, false, false, true, false}, // {} means form
-		{"2025-11-25", true, true, true, true, false},
-		{"2025-11-25", true, false, true, false, true}, // url only
-		{"2026-07-28", false, false, false, false, true},
-		{"2026-07-28", false, true, false, false, true}, // modes without the capability count for nothing
-		{"2025-03-26", true, true, false, false, false}, // no elicitation in the version
-		{"", true, true, false, false, false},
-	}
-	for _, tc := range cases {
-		err := runtime.CheckForm(tc.version, tc.declared, tc.form, tc.url)
-		var mc *runtime.MissingCapabilityError
-		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, runtime.ErrElicitUnsupported)) ||
-			errors.As(err, &mc) != tc.missingCapability || (mc != nil && mc.Mode != "form") {
-			t.Errorf("CheckForm(%q, %v, %v, %v) = %v", tc.version, tc.declared, tc.form, tc.url, err)
-		}
-	}
-}
-
 func TestMissingCapabilityError(t *testing.T) {
 	err := error(&runtime.MissingCapabilityError{Mode: "url"})
 	if !errors.Is(err, runtime.ErrElicitUnsupported) || err.Error() != runtime.ErrElicitUnsupported.Error()+": the client did not declare url elicitation" {
@@ -86,15 +61,6 @@ func TestFormSchema(t *testing.T) {
 	}
 	if _, err := runtime.FormSchema(d, "2026-07-28"); !errors.Is(err, runtime.ErrElicitUnsupported) || !strings.Contains(err.Error(), "form F has no schema for protocol 2026-07-28") {
 		t.Errorf("2026-07-28: %v", err)
-	}
-}
-
-func TestElicitKey(t *testing.T) {
-	if k := runtime.ElicitKey("peer_form"); k != "peer_form" {
-		t.Errorf("default: %q", k)
-	}
-	if k := runtime.ElicitKey("peer_form", runtime.WithKey("a"), runtime.WithKey("b")); k != "b" {
-		t.Errorf("last WithKey wins: %q", k)
 	}
 }
 

@@ -41,8 +41,8 @@ type toolOptions struct {
 // property, as without AskMissing. Decline and cancel give the isError
 // results "the user declined to answer" and "the user canceled the
 // request". In each of these the handler does not run.
-// For an arguments type that is not a generated form the option does
-// nothing (AddTool logs it).
+// For an arguments type that is not a generated form AddTool panics (see
+// "Set-up mistakes panic" in the package doc).
 func AskMissing(message string) ToolOption {
 	return func(o *toolOptions) { o.askMissing, o.message = true, message }
 }
@@ -192,17 +192,6 @@ func missingResult(missing []string) *CallToolResult {
 	return ErrorResult("missing required arguments: %s", strings.Join(missing, ", "))
 }
 
-// newToolAsker is the missingAsker AddTool's opts ask for, or nil. An
-// AskMissing on a tool whose arguments are not a generated form is logged
-// and does nothing.
-func newToolAsker[In any](s *Server, tool string, opts []ToolOption) *missingAsker {
-	a, err := toolAsker[In](tool, opts)
-	if err != nil && s.made() {
-		s.log.Error("elicit: AddTool: "+err.Error(), "tool", tool)
-	}
-	return a
-}
-
 // toolAsker is the missingAsker opts ask for, or nil; the error says why an
 // AskMissing among them does nothing.
 func toolAsker[In any](tool string, opts []ToolOption) (*missingAsker, error) {
@@ -217,7 +206,7 @@ func toolAsker[In any](tool string, opts []ToolOption) (*missingAsker, error) {
 	}
 	f, ok := any(new(In)).(formcore.Form)
 	if !ok {
-		return nil, errors.New("AskMissing needs arguments of a generated form type; the tool reports missing arguments as errors")
+		return nil, errors.New("AskMissing needs arguments of a generated form type: mark the arguments struct //elicit:form and run go generate, or leave AskMissing out")
 	}
 	a, err := newMissingAsker(tool, o.message, f.ElicitForm())
 	if err != nil {

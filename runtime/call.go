@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync/atomic"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime/internal/callctx"
 )
 
 // callKey is the context key under which a running call is stored.
@@ -23,6 +26,71 @@ func callFrom(ctx context.Context) (*call, error) {
 		return nil, ErrNoCall
 	}
 	return c, nil
+}
+
+// asker is the tool call an elicitation asks in: a call of this package's
+// Server (*call), or the call of another server library an adapter put
+// into the handler's context (adaptedCall).
+type asker interface {
+	protocol() string
+	caps() elicitCaps
+	// roundTrip reports whether the call is a 2026-07-28 request, which
+	// asks through the input_required round trip.
+	roundTrip() bool
+	// ask sends the elicitation/create params under key and returns the
+	// client's raw ElicitResult, or ErrInputRequired once the question is
+	// recorded on a 2026-07-28 request.
+	ask(ctx context.Context, key string, params []byte) (json.RawMessage, error)
+}
+
+// askerFrom returns the call ctx belongs to, of this package's Server or
+// of an adapter, or ErrNoCall.
+func askerFrom(ctx context.Context) (asker, error) {
+	c, err := callFrom(ctx)
+	if err == nil {
+		return c, nil
+	}
+	if ac := callctx.From(ctx); ac != nil {
+		return &adaptedCall{c: ac}, nil
+	}
+	return nil, err
+}
+
+func (c *call) protocol() string { return c.session.protocol }
+func (c *call) caps() elicitCaps { return c.session.caps }
+func (c *call) roundTrip() bool  { return c.session.inputRun != nil }
+func (c *call) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
+	return c.session.ask(ctx, c, key, params)
+}
+
+// adaptedCall is the call of an adapter (runtime/gosdk, runtime/mcpgo).
+// The outcomes are made the runtime's here, once for every adapter: the
+// elicitation timeout (ErrElicitTimeout) and the context's error with its
+// cause.
+type adaptedCall struct{ c callctx.Call }
+
+func (a *adaptedCall) protocol() string { return a.c.ProtocolVersion() }
+func (a *adaptedCall) caps() elicitCaps { return elicitCapsOf(a.c.Elicitation()) }
+func (a *adaptedCall) roundTrip() bool  { return a.c.ProtocolVersion() >= Version20260728 }
+func (a *adaptedCall) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
+	askCtx := ctx
+	if d := a.c.ElicitTimeout(); d > 0 && !a.roundTrip() {
+		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > d {
+			var cancel context.CancelFunc
+			askCtx, cancel = context.WithTimeoutCause(ctx, d, timeoutError{})
+			defer cancel()
+		}
+	}
+	res, err := a.c.Ask(askCtx, key, params)
+	switch {
+	case err == nil:
+		return res, nil
+	case ctx.Err() != nil:
+		return nil, ctxError(ctx)
+	case askCtx.Err() != nil:
+		return nil, timeoutError{}
+	}
+	return nil, err
 }
 
 // call is one running tools/call: its session, its reply sink and its

@@ -96,10 +96,9 @@ type choiceSet struct {
 	choices  []Choice
 }
 
-// FormCall is one Elicit[T] call made ready for a client's protocol
-// version by PrepareElicit: what to send, and how to read the answer. For
-// adapters; handlers call Elicit[T].
-type FormCall[T any, P interface {
+// formCall is one Elicit[T] call made ready for a client's protocol
+// version by prepareElicit: what to send, and how to read the answer.
+type formCall[T any, P interface {
 	*T
 	formimpl.Form
 }] struct {
@@ -118,7 +117,7 @@ type FormCall[T any, P interface {
 // Decode reads the client's raw elicitation result into a T, as
 // DecodeAnswer does, with the call's defaults filling what the answer left
 // out and its choices checked.
-func (c FormCall[T, P]) Decode(result json.RawMessage) (T, error) {
+func (c formCall[T, P]) Decode(result json.RawMessage) (T, error) {
 	if err := c.variant.CheckDropped(result); err != nil {
 		var zero T
 		return zero, err
@@ -129,29 +128,28 @@ func (c FormCall[T, P]) Decode(result json.RawMessage) (T, error) {
 	return decodeDynamic[T, P](c.dyn, result)
 }
 
-// PrepareElicit readies one Elicit[T] call for a client on protocol
+// prepareElicit readies one Elicit[T] call for a client on protocol
 // version. It gives ErrElicitUnsupported when the version cannot carry T
-// and ErrElicitSchemaInvalid for bad options. For adapters; handlers call
-// Elicit[T].
-func PrepareElicit[T any, P interface {
+// and ErrElicitSchemaInvalid for bad options.
+func prepareElicit[T any, P interface {
 	*T
 	formimpl.Form
-}](version string, opts ...ElicitOption) (FormCall[T, P], error) {
+}](version string, opts ...ElicitOption) (formCall[T, P], error) {
 	var v T
 	d := P(&v).ElicitForm()
 	variant, err := formVariant(d, version)
 	if err != nil {
-		return FormCall[T, P]{}, err
+		return formCall[T, P]{}, err
 	}
 	o := elicitOptionsOf(d.Key, opts)
 	if o.form == nil && len(d.Choices) == 0 {
-		return FormCall[T, P]{Key: o.key, Schema: variant.Schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
+		return formCall[T, P]{Key: o.key, Schema: variant.Schema, version: version, variant: variant, reasks: o.reasks}, nil // a static form: its generated schema as it is
 	}
 	dyn, err := dynamicFormFor(d, reflect.TypeFor[T](), version, o.formOptions())
 	if err != nil {
-		return FormCall[T, P]{}, err
+		return formCall[T, P]{}, err
 	}
-	return FormCall[T, P]{Key: o.key, Schema: dyn.schema, version: version, variant: variant, reasks: o.reasks, dyn: dyn}, nil
+	return formCall[T, P]{Key: o.key, Schema: dyn.schema, version: version, variant: variant, reasks: o.reasks, dyn: dyn}, nil
 }
 
 // dynamicForm is one call's form: its schema, the defaults to fill in and
@@ -528,7 +526,7 @@ func decodeDynamic[T any, P interface {
 	formimpl.Form
 }](dyn *dynamicForm, result json.RawMessage) (T, error) {
 	var zero T
-	content, err := ElicitOutcome(result)
+	content, err := elicitOutcome(result, true)
 	if err != nil {
 		return zero, err
 	}

@@ -197,17 +197,26 @@
 // a handler that needs a person's consent for real needs more than
 // elicitation (URL mode to a page of its own, for instance).
 //
-// # Adapters to other server libraries
+// # Set-up mistakes panic
 //
-// runtime/gosdk and runtime/mcpgo bring Elicit[T], CanElicit[T] and
-// ClientSupportsElicit, with the same signatures, to servers built on other
-// MCP libraries, with this runtime's schemas, outcomes and errors. They are
-// made of a small kit that this runtime uses itself, for writing one for
-// another library: CheckForm (may this client be asked with a form?),
-// FormSchema (the generated requestedSchema for a version), ElicitKey (the
-// input-request key, honouring WithKey), AskAndDecode (ask, decode and
-// re-ask as WithReask allows), DecodeAnswer and ElicitOutcome
-// (the client's ElicitResult to a typed value, or to content, or to the
-// outcome error) and MissingCapabilityError (what a 2026-07-28 handler
-// returns to fail the call with -32021; its RPCError is that error).
+// A mistake in setting a server up panics at once, with the fix in its
+// text, as net/http's ServeMux.Handle and the go-sdk do: it fails the first
+// run, never a user's request. The mistakes: a RequestStateKeys entry that
+// is not 32 bytes (NewServer, and the adapters' New); a nil server given
+// to an adapter's New; a tool with no name, a nil handler, or AskMissing
+// for arguments that are not a generated form (AddTool, Server.AddTool and
+// the adapters' AddTool); a Server or an adapter not made by its
+// constructor (its zero value, or nil) given a tool. Nothing else panics:
+// a zero value met while serving, and anything a client sends, is an
+// error.
+//
+// # Other server libraries
+//
+// The same handler code runs on servers built on the official go-sdk
+// (runtime/gosdk) and on mcp-go (runtime/mcpgo): their adapter puts each
+// tool call into the handler's ctx, and Elicit[T], CanElicit[T],
+// Dropped[T], ElicitSchema, ElicitURL, ClientSupportsElicit and
+// ClientSupportsElicitURL find it there, with this runtime's schemas,
+// checks and outcomes. Each adapter's package doc says the few outcomes its
+// library makes differ.
 package runtime

@@ -37,14 +37,14 @@ func unsupportedf(format string, args ...any) error {
 // Prefer Elicit[T] with a generated form: its schema is checked at build time
 // and the answer arrives as a typed value.
 func ElicitSchema(ctx context.Context, message string, schema map[string]any, opts ...ElicitOption) (map[string]any, error) {
-	c, err := callFrom(ctx)
+	a, err := askerFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := c.session
 	o := elicitOptionsOf("", opts)
-	return askSchema(s.protocol, s.checkForm, message, schema, o.reasks, func(message string, schema json.RawMessage) (json.RawMessage, error) {
-		return s.askForm(ctx, c, o.key, message, schema)
+	protocol := a.protocol()
+	return askSchema(protocol, func() error { return checkForm(protocol, a.caps().form) }, message, schema, o.reasks, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		return askForm(ctx, a, o.key, message, schema)
 	})
 }
 
@@ -91,7 +91,7 @@ func askSchema(protocol string, checkClient func() error, message string, schema
 // schemaAnswer is the content of the answer res to ElicitSchema's schema,
 // validated against it.
 func schemaAnswer(schema map[string]any, res json.RawMessage) (map[string]any, error) {
-	content, err := ElicitOutcome(res)
+	content, err := elicitOutcome(res, true)
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +125,6 @@ func contentError(v []subset.Violation) *ContentError {
 	return e
 }
 
-// checkForm reports why this client cannot be asked with a form, if it cannot.
-func (s *Session) checkForm() error { return checkForm(s.protocol, s.caps.form) }
-
 // Elicit asks the user of the tool call ctx belongs to to fill in the
 // generated form T and returns the answer decoded and validated into a T.
 // It compiles only for types elicitgen generated code for (their pointer
@@ -144,28 +141,29 @@ func Elicit[T any, P interface {
 	formimpl.Form
 }](ctx context.Context, message string, opts ...ElicitOption) (T, error) {
 	var v T
-	c, err := callFrom(ctx)
+	a, err := askerFrom(ctx)
 	if err != nil {
 		return v, err
 	}
-	if err := c.session.checkForm(); err != nil {
+	protocol := a.protocol()
+	if err := checkForm(protocol, a.caps().form); err != nil {
 		return v, err
 	}
-	fc, err := PrepareElicit[T, P](c.session.protocol, opts...)
+	fc, err := prepareElicit[T, P](protocol, opts...)
 	if err != nil {
 		return v, err
 	}
 	if fc.reasks == 0 {
 		// The common case asks once; without the re-ask loop's closure
 		// the static path allocates what it did before WithReask.
-		res, err := c.session.askForm(ctx, c, fc.Key, message, fc.Schema)
+		res, err := askForm(ctx, a, fc.Key, message, fc.Schema)
 		if err != nil {
 			return v, err
 		}
 		return fc.Decode(res)
 	}
 	return fc.Ask(message, func(message string, schema json.RawMessage) (json.RawMessage, error) {
-		return c.session.askForm(ctx, c, fc.Key, message, schema)
+		return askForm(ctx, a, fc.Key, message, schema)
 	})
 }
 
@@ -175,15 +173,16 @@ func formFor[T any, P interface {
 	*T
 	formimpl.Form
 }](ctx context.Context) (formimpl.Variant, error) {
-	c, err := callFrom(ctx)
+	a, err := askerFrom(ctx)
 	if err != nil {
 		return formimpl.Variant{}, err
 	}
-	if err := c.session.checkForm(); err != nil {
+	protocol := a.protocol()
+	if err := checkForm(protocol, a.caps().form); err != nil {
 		return formimpl.Variant{}, err
 	}
 	var v T
-	return formVariant(P(&v).ElicitForm(), c.session.protocol)
+	return formVariant(P(&v).ElicitForm(), protocol)
 }
 
 // CanElicit reports whether the form T can be asked of the client of the
@@ -213,16 +212,16 @@ func CanElicit[T any, P interface {
 // CanElicit[T], which also checks the form) first and fall back to a plain
 // tool error, so a client without it never waits on a question.
 func ClientSupportsElicit(ctx context.Context) bool {
-	c, err := callFrom(ctx)
-	return err == nil && c.session.caps.form && hasFormElicitation(c.session.protocol)
+	a, err := askerFrom(ctx)
+	return err == nil && a.caps().form && hasFormElicitation(a.protocol())
 }
 
 // ClientSupportsElicitURL reports whether the client of the tool call ctx
 // belongs to declared URL-mode elicitation (2025-11-25 and later). False
 // for a ctx that belongs to no call.
 func ClientSupportsElicitURL(ctx context.Context) bool {
-	c, err := callFrom(ctx)
-	return err == nil && c.session.caps.url && hasElicitMode(c.session.protocol)
+	a, err := askerFrom(ctx)
+	return err == nil && a.caps().url && hasElicitMode(a.protocol())
 }
 
 // ElicitOption adjusts one elicitation (Elicit[T], ElicitSchema, ElicitURL,
@@ -244,18 +243,19 @@ type elicitOptions struct {
 // order can change between runs (asks that depend on earlier answers).
 func WithKey(key string) ElicitOption { return func(o *elicitOptions) { o.key = key } }
 
-// askForm sends a form elicitation and returns the client's raw result.
-func (s *Session) askForm(ctx context.Context, c *call, key, message string, schema []byte) (json.RawMessage, error) {
+// askForm sends a form elicitation in call a and returns the client's raw
+// result.
+func askForm(ctx context.Context, a asker, key, message string, schema []byte) (json.RawMessage, error) {
 	params := make([]byte, 0, len(schema)+len(message)+64)
 	params = append(params, `{"message":`...)
 	params = appendJSONString(params, message)
-	if hasElicitMode(s.protocol) {
+	if hasElicitMode(a.protocol()) {
 		params = append(params, `,"mode":"form"`...)
 	}
 	params = append(params, `,"requestedSchema":`...)
 	params = append(params, schema...)
 	params = append(params, '}')
-	return s.ask(ctx, c, key, params)
+	return a.ask(ctx, key, params)
 }
 
 // ElicitURL asks the user of the tool call ctx belongs to to visit url (URL
@@ -268,26 +268,25 @@ func (s *Session) askForm(ctx context.Context, c *call, key, message string, sch
 // sets another); that protocol has no elicitation ids, and the id returned
 // is only the handler's own.
 func ElicitURL(ctx context.Context, message, url string, opts ...ElicitOption) (elicitationID string, err error) {
-	c, err := callFrom(ctx)
+	a, err := askerFrom(ctx)
 	if err != nil {
 		return "", err
 	}
-	s := c.session
-	switch {
-	case !hasElicitMode(s.protocol):
-		return "", unsupportedf("protocol %s has no URL elicitation", s.protocol)
-	case !s.caps.url:
+	switch protocol := a.protocol(); {
+	case !hasElicitMode(protocol):
+		return "", unsupportedf("protocol %s has no URL elicitation", protocol)
+	case !a.caps().url:
 		return "", &MissingCapabilityError{Mode: "url"}
 	}
 	elicitationID = newID()
 	id := elicitationID
-	if s.inputRun != nil {
+	if a.roundTrip() {
 		id = "" // 2026-07-28 has no elicitation ids
 	}
 	params := urlParams(message, url, id)
 	// The key must be the same on every run of the handler: a retry's answer
 	// is found by it.
-	res, err := s.ask(ctx, c, ElicitKey(urlKey, opts...), params)
+	res, err := a.ask(ctx, elicitKey(urlKey, opts...), params)
 	if err != nil {
 		return "", err
 	}

@@ -42,12 +42,12 @@ var (
 	// form's validate tags; the error is a *ContentError naming each property.
 	ErrElicitInvalidContent = formcore.ErrInvalidContent
 	// ErrNoCall: the context names no tool call (context.Background(), a
-	// nil ctx, a ctx of another server library), so there is no call to
-	// ask in. Elicit[T], CanElicit[T], ElicitSchema, ElicitURL and the
-	// adapters' Elicit[T] find the call, its session and its stream through
-	// the handler's ctx. It is the same on every protocol, so a handler
-	// tested on one fails on none.
-	ErrNoCall = errors.New("elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it")
+	// nil ctx, the ctx of a go-sdk or mcp-go tool not served through
+	// elicit's adapter), so there is no call to ask in. Elicit[T],
+	// CanElicit[T], ElicitSchema and ElicitURL find the call, its session
+	// and its stream through the handler's ctx. It is the same on every
+	// protocol, so a handler tested on one fails on none.
+	ErrNoCall = errors.New("elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it; on go-sdk register the tool with gosdk.AddTool, on mcp-go make the server's adapter with mcpgo.New")
 	// ErrSessionClosed: the session ended (DELETE, idle expiry, server
 	// shutdown) while the call was running.
 	ErrSessionClosed = errors.New("elicit: session closed")
@@ -57,7 +57,7 @@ var (
 )
 
 // ContentError reports content that breaks the form: an accepted answer
-// to Elicit[T] or Session.Elicit, or the arguments of a typed tool. It
+// to Elicit[T] or ElicitSchema, or the arguments of a typed tool. It
 // names every failing property at once. errors.Is(err,
 // ErrElicitInvalidContent) is true for it. A generated ElicitDecode method
 // called by hand gives one too.
@@ -100,7 +100,7 @@ func newContentError(problems []formcore.Problem) error {
 	return e
 }
 
-// SchemaError lists every way a hand-built schema given to Session.Elicit
+// SchemaError lists every way a hand-built schema given to ElicitSchema
 // is outside the elicitation subset; nothing was sent.
 // errors.Is(err, ErrElicitSchemaInvalid) is true for it.
 type SchemaError struct {

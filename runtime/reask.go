@@ -27,7 +27,7 @@ import (
 // it asks for re-asks, a client that answers by itself (an LLM) is not
 // held in a loop it did not expect, and each re-ask is one more question a
 // person sees. n <= 0 means no re-ask. It applies to Elicit[T],
-// ElicitSchema and the adapters' Elicit[T].
+// ElicitSchema (on every server, the adapters' included).
 func WithReask(n int) ElicitOption {
 	return func(o *elicitOptions) { o.reasks = max(n, 0) }
 }
@@ -35,15 +35,14 @@ func WithReask(n int) ElicitOption {
 // Ask asks the call's question with ask (which sends message and schema
 // and returns the client's raw ElicitResult) and decodes the answer with
 // Decode, re-asking as WithReask allows: what Elicit[T] does once the call
-// is prepared. For adapters to other server libraries; its outcomes are
-// Elicit[T]'s.
-func (c FormCall[T, P]) Ask(message string, ask func(message string, schema json.RawMessage) (json.RawMessage, error)) (T, error) {
+// is prepared.
+func (c formCall[T, P]) Ask(message string, ask func(message string, schema json.RawMessage) (json.RawMessage, error)) (T, error) {
 	var v T
 	if ask == nil {
-		return v, errors.New("elicit: FormCall.Ask needs an ask function")
+		return v, errors.New("elicit: formCall.Ask needs an ask function")
 	}
 	if c.Schema == nil {
-		return v, errors.New("elicit: FormCall.Ask on a FormCall not made by PrepareElicit")
+		return v, errors.New("elicit: formCall.Ask on a formCall not made by prepareElicit")
 	}
 	err := askUntilValid(c.version, message, c.Schema, c.reasks, ask, func(raw json.RawMessage) error {
 		var err error
@@ -69,7 +68,7 @@ func askUntilValid(version, message string, schema json.RawMessage, reasks int,
 		if err == nil || attempt >= reasks || !errors.As(err, &ce) {
 			return err
 		}
-		content, _ := ElicitOutcome(raw)
+		content, _ := elicitOutcome(raw, true)
 		msg = reaskMessage(message, ce)
 		sch = schemaWithDefaults(schema, version, validProperties(content, ce.Problems))
 	}

@@ -124,16 +124,16 @@ func TestSchemaWithDefaults2025_06_18(t *testing.T) {
 }
 
 // TestFormCallAskZero: the adapters' kit method refuses a nil ask and a
-// FormCall not made by PrepareElicit, and passes an ask's error through,
+// formCall not made by prepareElicit, and passes an ask's error through,
 // re-asking nothing.
 func TestFormCallAskZero(t *testing.T) {
-	if _, err := (FormCall[testform.NameForm, *testform.NameForm]{}).Ask("", nil); err == nil {
+	if _, err := (formCall[testform.NameForm, *testform.NameForm]{}).Ask("", nil); err == nil {
 		t.Error("Ask with a nil ask: no error")
 	}
-	if _, err := (FormCall[testform.NameForm, *testform.NameForm]{}).Ask("", func(string, json.RawMessage) (json.RawMessage, error) { return nil, nil }); err == nil {
-		t.Error("Ask on a zero FormCall: no error")
+	if _, err := (formCall[testform.NameForm, *testform.NameForm]{}).Ask("", func(string, json.RawMessage) (json.RawMessage, error) { return nil, nil }); err == nil {
+		t.Error("Ask on a zero formCall: no error")
 	}
-	fc, err := PrepareElicit[testform.NameForm](Version20251125, WithReask(3), nil)
+	fc, err := prepareElicit[testform.NameForm](Version20251125, WithReask(3), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestFormCallAskZero(t *testing.T) {
 	if !errors.Is(err, ErrElicitDeclined) || asks != 1 {
 		t.Errorf("decline with WithReask(3): %v after %d asks, want ErrElicitDeclined after 1", err, asks)
 	}
-	fc, err = PrepareElicit[testform.NameForm](Version20251125, WithReask(2))
+	fc, err = prepareElicit[testform.NameForm](Version20251125, WithReask(2))
 	if err != nil {
 		t.Fatal(err)
 	}

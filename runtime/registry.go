@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -15,24 +14,11 @@ type registeredTool struct {
 }
 
 // AddTool registers (or replaces) a tool. An empty InputSchema becomes
-// {"type":"object"}. A tool with no Name is not registered (no client
-// could call it) and a nil handler registers a tool whose every call fails
-// with -32603 saying so; both are logged as errors (Options.Logger).
+// {"type":"object"}. It panics (see "Set-up mistakes panic" in the package
+// doc) on a Server not made by NewServer, a tool with no Name and a nil
+// handler.
 func (s *Server) AddTool(t Tool, h ToolHandler) {
-	if !s.made() {
-		return
-	}
-	if t.Name == "" {
-		s.log.Error("elicit: AddTool: the tool has no name, so it is not registered: set Tool.Name")
-		return
-	}
-	if h == nil {
-		s.log.Error("elicit: AddTool: nil handler: every call of the tool fails", "tool", t.Name)
-		name := t.Name
-		h = func(context.Context, *CallToolRequest) (*CallToolResult, error) {
-			return nil, rpcErrorf(CodeInternalError, "tool %q was registered with a nil handler: pass AddTool a ToolHandler", name)
-		}
-	}
+	s.mustRegister("Server.AddTool", t.Name, h == nil)
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
@@ -40,6 +26,20 @@ func (s *Server) AddTool(t Tool, h ToolHandler) {
 	s.tools[t.Name] = &registeredTool{tool: t, handler: h}
 	s.toolsMu.Unlock()
 	s.rebuildToolList()
+}
+
+// mustRegister panics with the fix when a tool named name cannot be
+// registered on s by fn (runtime.AddTool or Server.AddTool); nilHandler
+// tells whether its handler is nil.
+func (s *Server) mustRegister(fn, name string, nilHandler bool) {
+	switch {
+	case !s.made():
+		panic("elicit: " + fn + ": the Server was not made by NewServer: create it with runtime.NewServer(runtime.Options{})")
+	case name == "":
+		panic("elicit: " + fn + ": the tool has no name, so no client could call it: set Tool.Name")
+	case nilHandler:
+		panic(fmt.Sprintf("elicit: %s: tool %q has a nil handler: pass the function that serves its calls", fn, name))
+	}
 }
 
 func (s *Server) rebuildToolList() {

@@ -18,7 +18,8 @@ import (
 // a path, e.g. mux.Handle("/mcp", srv). Make it with NewServer: a Server
 // made otherwise (nil, or its zero value) serves nothing: ServeHTTP answers
 // 500 and ServeStdio, ServeStdioProcess and Shutdown return an error that
-// says to call NewServer, AddTool registers nothing and SessionCount is 0.
+// says to call NewServer, SessionCount is 0, and AddTool panics saying so
+// (see "Set-up mistakes panic" in the package doc).
 type Server struct {
 	opts    Options
 	log     *slog.Logger
@@ -41,7 +42,8 @@ type Server struct {
 }
 
 // NewServer returns a server with no tools. It panics if a RequestStateKeys
-// entry is not 32 bytes long (a configuration error).
+// entry is not 32 bytes long (see "Set-up mistakes panic" in the package
+// doc).
 func NewServer(opts Options) *Server {
 	opts = opts.withDefaults()
 	states, err := newStateCodec(opts.RequestStateKeys, opts.RequestStateTTL)

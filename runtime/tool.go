@@ -113,31 +113,26 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 
 // AddTool registers a tool with a typed argument struct, decoded from each
 // call's arguments as strictly as its inputSchema says: arguments that do
-// not match give an isError result naming every failing property (see
-// argsDecoder). The schema is t.InputSchema when set; otherwise, when *In is
-// a generated form (an //elicit:form struct, or one named with elicitgen
-// -type), the form's schema and its generated decoder, with its enums,
-// bounds and validate tags; otherwise In's JSON Schema, reflected once here
-// with invopop/jsonschema (required properties, no unknown ones, In's field
-// types and validate tags). opts adjust the tool (AskMissing).
+// not match give an isError result naming every failing property. The
+// schema is t.InputSchema when set; otherwise, when *In is a generated form
+// (an //elicit:form struct, or one named with elicitgen -type), the form's
+// schema and its generated decoder, with its enums, bounds and validate
+// tags; otherwise In's JSON Schema, reflected once here with
+// invopop/jsonschema (required properties, no unknown ones, In's field
+// types and validate tags). opts adjust the tool (AskMissing). It panics
+// (see "Set-up mistakes panic" in the package doc) on a Server not made by
+// NewServer, a tool with no Name, a nil h, and AskMissing for an In that is
+// not a generated form.
 func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, error), opts ...ToolOption) {
-	if h == nil {
-		s.AddTool(t, nil) // registered to fail, and logged
-		return
+	s.mustRegister("AddTool", t.Name, h == nil)
+	args, err := newToolArgs[In](&t, opts)
+	if err != nil {
+		panic("elicit: AddTool: " + err.Error())
 	}
-	decode := newArgsDecoder[In](&t)
-	ask := newToolAsker[In](s, t.Name, opts)
 	s.AddTool(t, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		var in In
-		if err := decode(req.Arguments, &in); err != nil {
-			if ask == nil {
-				return argsErrorResult(req.Name, err), nil
-			}
-			in = *new(In) // the failed decode may have set fields
-			res, err := ask.fill(ctx, req.Arguments, err, func(raw json.RawMessage) error { in = *new(In); return decode(raw, &in) })
-			if res != nil || err != nil {
-				return res, err
-			}
+		in, res, err := args.Decode(ctx, req.Arguments)
+		if res != nil || err != nil {
+			return res, err
 		}
 		return h(ctx, req, in)
 	})

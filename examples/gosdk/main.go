@@ -24,7 +24,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -52,10 +51,7 @@ type BookArgs struct {
 // newHandler builds the server and its HTTP handler.
 func newHandler(logger *slog.Logger) (http.Handler, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "gosdk-example", Version: "1.0.0"}, &mcp.ServerOptions{Logger: logger})
-	a, err := gosdk.New(s, gosdk.Options{})
-	if err != nil {
-		return nil, err
-	}
+	a := gosdk.New(s, gosdk.Options{})
 	gosdk.AddTool(a, &mcp.Tool{Name: "book_table", Description: booking.Description}, bookTable)
 	return gosdk.NewStreamableHTTPHandler(s, &mcp.StreamableHTTPOptions{Logger: logger}), nil
 }
@@ -66,17 +62,17 @@ func newHandler(logger *slog.Logger) (http.Handler, error) {
 func bookTable(ctx context.Context, req *mcp.CallToolRequest, in BookArgs) (*mcp.CallToolResult, any, error) {
 	b := booking.FromArguments(in.Name, in.Guests)
 	if b.Incomplete() {
-		if !gosdk.ClientSupportsElicit(ctx) {
+		if !runtime.ClientSupportsElicit(ctx) {
 			return errorResult(booking.MissingArguments), nil, nil
 		}
-		form, err := gosdk.Elicit[booking.BookingForm](ctx, booking.AskBooking)
+		form, err := runtime.Elicit[booking.BookingForm](ctx, booking.AskBooking)
 		if err != nil {
 			return outcome(err)
 		}
 		b = form
 	}
-	if gosdk.ClientSupportsElicit(ctx) {
-		ok, err := gosdk.Elicit[booking.ConfirmForm](ctx, b.ConfirmQuestion())
+	if runtime.ClientSupportsElicit(ctx) {
+		ok, err := runtime.Elicit[booking.ConfirmForm](ctx, b.ConfirmQuestion())
 		if err != nil {
 			return outcome(err)
 		}
@@ -87,12 +83,12 @@ func bookTable(ctx context.Context, req *mcp.CallToolRequest, in BookArgs) (*mcp
 	return textResult(b.Booked()), nil, nil
 }
 
-// outcome turns a failed elicitation into the tool's answer.
+// outcome turns a failed elicitation (declined, canceled, invalid content)
+// into the tool's answer: a tool error that tells the model. On 2026-07-28
+// the first run's Elicit returns runtime.ErrInputRequired instead; whatever
+// the handler returns then, the adapter answers input_required and runs it
+// again with the answer.
 func outcome(err error) (*mcp.CallToolResult, any, error) {
-	if errors.Is(err, runtime.ErrInputRequired) {
-		return nil, nil, err // 2026-07-28: the adapter asks, and runs us again
-	}
-	// Declined, canceled or invalid content: tell the model, as a tool error.
 	return errorResult(booking.Refusal(err)), nil, nil
 }
 

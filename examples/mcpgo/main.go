@@ -24,7 +24,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -47,9 +46,7 @@ func run(args []string, stderr io.Writer) int {
 // newHandler builds the server and its HTTP handler.
 func newHandler(logger *slog.Logger) (http.Handler, error) {
 	s := server.NewMCPServer("mcpgo-example", "1.0.0", server.WithToolCapabilities(false))
-	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
-		return nil, err
-	}
+	mcpgo.New(s, mcpgo.Options{})
 	s.AddTool(mcp.NewTool("book_table",
 		mcp.WithDescription(booking.Description),
 		mcp.WithString("name", mcp.Description("name the booking is under; asked for when left out")),
@@ -64,17 +61,17 @@ func newHandler(logger *slog.Logger) (http.Handler, error) {
 func bookTable(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	b := booking.FromArguments(req.GetString("name", ""), req.GetInt("guests", 0))
 	if b.Incomplete() {
-		if !mcpgo.ClientSupportsElicit(ctx) {
+		if !runtime.ClientSupportsElicit(ctx) {
 			return mcp.NewToolResultError(booking.MissingArguments), nil
 		}
-		form, err := mcpgo.Elicit[booking.BookingForm](ctx, booking.AskBooking)
+		form, err := runtime.Elicit[booking.BookingForm](ctx, booking.AskBooking)
 		if err != nil {
 			return outcome(err)
 		}
 		b = form
 	}
-	if mcpgo.ClientSupportsElicit(ctx) {
-		ok, err := mcpgo.Elicit[booking.ConfirmForm](ctx, b.ConfirmQuestion())
+	if runtime.ClientSupportsElicit(ctx) {
+		ok, err := runtime.Elicit[booking.ConfirmForm](ctx, b.ConfirmQuestion())
 		if err != nil {
 			return outcome(err)
 		}
@@ -85,11 +82,11 @@ func bookTable(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResul
 	return mcp.NewToolResultText(b.Booked()), nil
 }
 
-// outcome turns a failed elicitation into the tool's answer.
+// outcome turns a failed elicitation (declined, canceled, invalid content)
+// into the tool's answer: a tool error that tells the model. On 2026-07-28
+// the first run's Elicit returns runtime.ErrInputRequired instead; whatever
+// the handler returns then, the adapter answers input_required and runs it
+// again with the answer.
 func outcome(err error) (*mcp.CallToolResult, error) {
-	if errors.Is(err, runtime.ErrInputRequired) {
-		return nil, err // 2026-07-28: the adapter asks, and runs us again
-	}
-	// Declined, canceled or invalid content: tell the model, as a tool error.
 	return mcp.NewToolResultError(booking.Refusal(err)), nil
 }

@@ -55,7 +55,7 @@ func ExampleHandle() {
 	// 2025-06-18 0 not deployed: the user did not confirm
 	// 2025-11-25 0 not deployed: the user did not confirm
 	// 2026-07-28 2 not deployed: the user did not confirm
-	// not deployed: elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it
+	// not deployed: elicit: the context belongs to no tool call: pass the ctx the handler was given, or one derived from it; on go-sdk register the tool with gosdk.AddTool, on mcp-go make the server's adapter with mcpgo.New
 }
 
 // Content the form refuses, sent as is: the handler's answer names every

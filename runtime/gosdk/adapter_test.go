@@ -34,10 +34,7 @@ func text(s string) *mcp.CallToolResult {
 func newAdapter(t *testing.T, name string) (*mcp.Server, *gosdk.Adapter) {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
-	a, err := gosdk.New(s, gosdk.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := gosdk.New(s, gosdk.Options{})
 	return s, a
 }
 
@@ -59,7 +56,7 @@ func start(t *testing.T) *fixture {
 	f := &fixture{errs: make(chan error, 16)}
 	s, a := newAdapter(t, "adapter-test")
 	ask := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		form, err := gosdk.Elicit[testform.NameForm](ctx, "Who?")
+		form, err := runtime.Elicit[testform.NameForm](ctx, "Who?")
 		if errors.Is(err, runtime.ErrInputRequired) {
 			return nil, err
 		}
@@ -73,23 +70,23 @@ func start(t *testing.T) *fixture {
 	s.AddTool(&mcp.Tool{Name: "unwrapped", InputSchema: map[string]any{"type": "object"}}, ask)
 	// strict returns Elicit's error as the handler's error.
 	a.AddTool(&mcp.Tool{Name: "strict", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		form, err := gosdk.Elicit[testform.NameForm](ctx, "Who?")
+		form, err := runtime.Elicit[testform.NameForm](ctx, "Who?")
 		if err != nil {
 			return nil, err
 		}
 		return text("hello " + form.Name), nil
 	})
 	a.AddTool(&mcp.Tool{Name: "can"}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return text(adaptertest.CanTool(gosdk.ClientSupportsElicit(ctx),
-			gosdk.CanElicit[testform.NameForm](ctx), gosdk.CanElicit[testform.FamiliesForm](ctx))), nil
+		return text(adaptertest.CanTool(runtime.ClientSupportsElicit(ctx),
+			runtime.CanElicit[testform.NameForm](ctx), runtime.CanElicit[testform.FamiliesForm](ctx))), nil
 	})
 	type none struct{}
 	gosdk.AddTool(a, &mcp.Tool{Name: "twice"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-		first, err := gosdk.Elicit[testform.NameForm](ctx, "First?", runtime.WithKey("first"))
+		first, err := runtime.Elicit[testform.NameForm](ctx, "First?", runtime.WithKey("first"))
 		if err != nil {
 			return nil, nil, err
 		}
-		second, err := gosdk.Elicit[testform.NameForm](ctx, "Second?", runtime.WithKey("second"))
+		second, err := runtime.Elicit[testform.NameForm](ctx, "Second?", runtime.WithKey("second"))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -18,7 +18,7 @@ func TestAnswers(t *testing.T) {
 	s, a := newAdapter(t, "answers")
 	tool := func(opts ...runtime.ElicitOption) mcp.ToolHandler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			f, err := gosdk.Elicit[testform.PlaceForm](ctx, adaptertest.PlaceMessage, opts...)
+			f, err := runtime.Elicit[testform.PlaceForm](ctx, adaptertest.PlaceMessage, opts...)
 			text, isError, ok := adaptertest.PlaceOutcome(f, err)
 			if !ok {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/gosdk"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
@@ -15,7 +16,7 @@ import (
 func TestChoicesAndDefaults(t *testing.T) {
 	s, a := newAdapter(t, "choices")
 	a.AddTool(&mcp.Tool{Name: "region", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return outcome(adaptertest.RegionTool(ctx, gosdk.Elicit[testform.RegionForm]))
+		return outcome(adaptertest.RegionTool(ctx, runtime.Elicit[testform.RegionForm]))
 	})
 	adaptertest.RegionCalls(t, gosdk.NewStreamableHTTPHandler(s, nil))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/gosdk"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
@@ -11,13 +12,13 @@ import (
 )
 
 // An optional multi-select is left out of a 2025-06-18 client's form, and
-// gosdk.Dropped names it (adaptertest.Downgrade).
+// runtime.Dropped names it (adaptertest.Downgrade).
 func TestDowngrade(t *testing.T) {
 	s, a := newAdapter(t, "downgrade")
 	a.AddTool(&mcp.Tool{Name: "notify", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		can := gosdk.CanElicit[testform.NotifyForm](ctx)
-		dropped := gosdk.Dropped[testform.NotifyForm](ctx)
-		f, err := gosdk.Elicit[testform.NotifyForm](ctx, "Deploy what?")
+		can := runtime.CanElicit[testform.NotifyForm](ctx)
+		dropped := runtime.Dropped[testform.NotifyForm](ctx)
+		f, err := runtime.Elicit[testform.NotifyForm](ctx, "Deploy what?")
 		if err != nil {
 			return outcome("", err)
 		}
@@ -30,7 +31,7 @@ func TestDowngrade(t *testing.T) {
 func TestDroppedOutsideACall(t *testing.T) {
 	//nolint:staticcheck // a nil ctx is what the test is about
 	for _, ctx := range []context.Context{nil, context.Background()} {
-		if d := gosdk.Dropped[testform.NotifyForm](ctx); d != nil {
+		if d := runtime.Dropped[testform.NotifyForm](ctx); d != nil {
 			t.Errorf("Dropped = %q", d)
 		}
 	}

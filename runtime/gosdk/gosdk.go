@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime"
-	"github.com/go-elicit/elicit/runtime/formimpl"
 	"github.com/go-elicit/elicit/runtime/internal/adapter"
+	"github.com/go-elicit/elicit/runtime/internal/callctx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,77 +32,73 @@ type Options struct {
 	// RequestStateTTL is how long a client may take to retry after an
 	// input_required result (default DefaultRequestStateTTL).
 	RequestStateTTL time.Duration
+	// ElicitTimeout bounds how long an elicitation in a session waits for
+	// the user's answer (runtime.ErrElicitTimeout after it), as
+	// runtime.Options.ElicitTimeout does: 0 means
+	// runtime.DefaultElicitTimeout, negative no bound but the call's
+	// context.
+	ElicitTimeout time.Duration
 }
 
-// Adapter adds typed elicitation to one go-sdk server. Register the tools
-// that elicit through it (AddTool, Adapter.AddTool or Adapter.Handler). Make
-// it with New: an Adapter used without it has no server, so AddTool and
-// Adapter.AddTool register nothing and the handlers of Adapter.Handler fail
-// with an error saying to call New.
+// Adapter adds typed elicitation to one go-sdk server: the handlers of the
+// tools registered through it (AddTool, Adapter.AddTool) may call
+// runtime.Elicit and the rest. Make it with New.
 type Adapter struct {
-	server *mcp.Server
-	states *roundtrip.Codec
-	listed sync.Map // tool name → the inputSchema of a tool that asks for missing arguments
+	server  *mcp.Server
+	states  *roundtrip.Codec
+	timeout time.Duration
+	listed  sync.Map // tool name → the inputSchema of a tool that asks for missing arguments
 }
 
 // New returns the adapter for s and installs on s the sending middleware
-// that lets Elicit validate answers itself (see the package doc). The zero
-// Options are usable. It fails on a nil server and on a bad
-// RequestStateKeys entry.
-func New(s *mcp.Server, opts Options) (*Adapter, error) {
+// that lets runtime.Elicit validate answers itself (see the package doc).
+// The zero Options are usable. It panics on a nil server and on a
+// RequestStateKeys entry that is not 32 bytes (see "Set-up mistakes panic"
+// in the runtime package doc).
+func New(s *mcp.Server, opts Options) *Adapter {
 	if s == nil {
-		return nil, errors.New("elicit: gosdk.New needs a server: pass the *mcp.Server made by mcp.NewServer")
+		adapter.Must("gosdk.New", errors.New("no server: pass the *mcp.Server made by mcp.NewServer"))
 	}
 	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
-	if err != nil {
-		return nil, err
-	}
+	adapter.Must("gosdk.New", err)
 	s.AddSendingMiddleware(captureAnswers)
-	a := &Adapter{server: s, states: states}
+	a := &Adapter{server: s, states: states, timeout: adapter.ElicitTimeout(opts.ElicitTimeout)}
 	s.AddReceivingMiddleware(a.listSchemas)
-	return a, nil
+	return a
 }
 
-// errNotAdapted is runtime.ErrNoCall with this adapter's fix.
-var errNotAdapted = adapter.NotAdapted("gosdk.AddTool, Adapter.AddTool or Adapter.Handler")
-
-// errNoAdapter is what the handlers of an Adapter not made by New return.
-var errNoAdapter = errors.New("elicit: this gosdk.Adapter was not made by gosdk.New: make it with gosdk.New(server, gosdk.Options{})")
-
-// Server is the go-sdk server the adapter was made for (nil for an Adapter
-// not made by New).
-func (a *Adapter) Server() *mcp.Server {
-	if a == nil {
-		return nil
+// mustRegister panics, at registration by fn, on an Adapter not made by
+// New, a nil tool, a tool with no name and a nil handler.
+func (a *Adapter) mustRegister(fn string, t *mcp.Tool, nilHandler bool) {
+	switch {
+	case a == nil || a.server == nil || a.states == nil:
+		adapter.Must(fn, errors.New("the Adapter was not made by gosdk.New: make it with gosdk.New(server, gosdk.Options{})"))
+	case t == nil:
+		adapter.Must(fn, errors.New("nil tool: pass the *mcp.Tool to register"))
 	}
-	return a.server
+	adapter.MustTool(fn, t.Name, nilHandler)
 }
 
-// usable reports whether a was made by New.
-func (a *Adapter) usable() bool { return a != nil && a.server != nil && a.states != nil }
-
-// AddTool registers a typed tool whose handler may call Elicit; it is
-// mcp.AddTool with the adapter's wrapping. A nil tool, or an Adapter not
-// made by New, registers nothing; a nil handler registers a tool whose
-// calls fail with an error saying so.
+// AddTool registers on a's server a typed tool whose handler may call
+// runtime.Elicit; it is mcp.AddTool with the adapter's wrapping. It panics
+// (see "Set-up mistakes panic" in the runtime package doc) on an Adapter
+// not made by New, a nil or nameless tool, a nil h, and
+// runtime.AskMissing for an In that is not a generated form.
 //
 // opts are runtime.AddTool's: with runtime.AskMissing and arguments of a
 // generated form type, the required arguments a call left out are asked
-// for before h runs (see runtime.AskMissing; for another In the option
-// does nothing). Such a tool's arguments are decoded by the form's
-// generated decoder instead of the go-sdk's schema validation, and its
-// inputSchema is t.InputSchema, else the form's.
+// for before h runs (see runtime.AskMissing). Such a tool's arguments are
+// decoded by the form's generated decoder instead of the go-sdk's schema
+// validation, and its inputSchema is t.InputSchema, else the form's.
 func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts ...runtime.ToolOption) {
-	if !a.usable() || t == nil {
-		return
-	}
+	a.mustRegister("gosdk.AddTool", t, h == nil)
 	if args := askingArgs[In](t, opts); args != nil {
 		addAsking(a, t, args, h)
 		return
 	}
 	a.listed.Delete(t.Name)
 	mcp.AddTool(a.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		return serve(ctx, a, t.Name, h == nil, req, func(ctx context.Context, _ *call) (*mcp.CallToolResult, Out, error) {
+		return serve(ctx, a, req, func(ctx context.Context) (*mcp.CallToolResult, Out, error) {
 			return h(ctx, req, in)
 		})
 	})
@@ -110,30 +106,27 @@ func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]
 
 // serve runs the body of a tool's call with the adapter's wrapping: the
 // call in ctx, and its input_required result on 2026-07-28. It fails, and
-// body does not run, when the tool's handler is nil (nilH) or ctx is nil.
-// Adapter.Handler serves raw handlers through it with Out struct{}.
-func serve[Out any](ctx context.Context, a *Adapter, tool string, nilH bool, req *mcp.CallToolRequest,
-	body func(ctx context.Context, c *call) (*mcp.CallToolResult, Out, error)) (*mcp.CallToolResult, Out, error) {
+// body does not run, when ctx or req is nil.
+func serve[Out any](ctx context.Context, a *Adapter, req *mcp.CallToolRequest,
+	body func(ctx context.Context) (*mcp.CallToolResult, Out, error)) (*mcp.CallToolResult, Out, error) {
 	var zero Out
-	if nilH {
-		return nil, zero, nilHandler(tool)
-	}
 	if ctx == nil {
 		return nil, zero, errors.New("elicit: gosdk: the tool handler was called with a nil context")
 	}
-	c, err := a.begin(req)
+	c, err := a.begin(ctx, req)
 	if err != nil {
 		return nil, zero, err
 	}
-	res, out, herr := body(context.WithValue(ctx, callKey{}, c), c)
-	if ir, err := c.end(herr); ir != nil || err != nil {
+	res, out, herr := body(callctx.With(ctx, c))
+	if ir, err := end(c, herr); ir != nil || err != nil {
 		return ir, zero, err
 	}
 	return res, out, herr
 }
 
 // askingArgs is the decoder of a tool that asks for its missing
-// arguments, or nil when opts do not make it ask.
+// arguments, or nil when opts do not make it ask. It panics on an
+// AskMissing that cannot apply.
 func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArgs[In] {
 	if len(opts) == 0 {
 		return nil
@@ -141,12 +134,11 @@ func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArg
 	var own json.RawMessage
 	if t.InputSchema != nil {
 		raw, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			return nil // mcp.AddTool reports the schema
-		}
+		adapter.Must("gosdk.AddTool", err)
 		own = raw
 	}
-	args, _ := runtime.NewToolArgs[In](t.Name, own, opts...)
+	args, err := runtime.NewToolArgs[In](t.Name, own, opts...)
+	adapter.Must("gosdk.AddTool", err)
 	if !args.Asks() {
 		return nil
 	}
@@ -164,8 +156,8 @@ func addAsking[In, Out any](a *Adapter, t *mcp.Tool, args *runtime.ToolArgs[In],
 	loose.InputSchema = map[string]any{"type": "object"}
 	a.listed.Store(t.Name, args.InputSchema())
 	mcp.AddTool(a.server, &loose, func(ctx context.Context, req *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, Out, error) {
-		return serve(ctx, a, t.Name, h == nil, req, func(ctx context.Context, c *call) (*mcp.CallToolResult, Out, error) {
-			in, res, err := adapter.Args(args, c.callerIn(ctx), req.Params.Arguments)
+		return serve(ctx, a, req, func(ctx context.Context) (*mcp.CallToolResult, Out, error) {
+			in, res, err := args.Decode(ctx, req.Params.Arguments)
 			switch {
 			case res != nil:
 				err = errors.New(adapter.ResultText(res)) // the go-sdk makes it the isError result
@@ -204,68 +196,42 @@ func (a *Adapter) listSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// AddTool registers a tool with a raw handler that may call Elicit: it is
-// (*mcp.Server).AddTool of Handler(h), except that a tool with no
-// InputSchema gets {"type":"object"} (the go-sdk requires one). A nil tool,
-// or an Adapter not made by New, registers nothing.
+// AddTool registers on a's server a tool with a raw handler that may call
+// runtime.Elicit: it is (*mcp.Server).AddTool with the adapter's wrapping,
+// except that a tool with no InputSchema gets {"type":"object"} (the go-sdk
+// requires one). It panics as AddTool does.
 func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) {
-	if !a.usable() || t == nil {
-		return
-	}
+	a.mustRegister("gosdk.Adapter.AddTool", t, h == nil)
 	a.listed.Delete(t.Name)
 	if t.InputSchema == nil {
 		cp := *t
 		cp.InputSchema = map[string]any{"type": "object"}
 		t = &cp
 	}
-	a.server.AddTool(t, a.Handler(h))
-}
-
-// Handler wraps a raw tool handler so that it may call Elicit, for
-// registering it by hand with (*mcp.Server).AddTool. The wrapped handler
-// fails with an error, instead of running, when h is nil, when the context
-// or the request is nil, or when a was not made by New.
-func (a *Adapter) Handler(h mcp.ToolHandler) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		name := ""
-		if h == nil && req != nil && req.Params != nil {
-			name = req.Params.Name
-		}
-		res, _, err := serve(ctx, a, name, h == nil, req, func(ctx context.Context, _ *call) (*mcp.CallToolResult, struct{}, error) {
+	a.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, _, err := serve(ctx, a, req, func(ctx context.Context) (*mcp.CallToolResult, struct{}, error) {
 			res, err := h(ctx, req)
 			return res, struct{}{}, err
 		})
 		return res, err
-	}
+	})
 }
 
-func nilHandler(tool string) error {
-	return fmt.Errorf("elicit: tool %q was registered with a nil handler: give gosdk.AddTool or Adapter.Handler a handler", tool)
-}
-
-type callKey struct{}
-
-// call is what one run of an adapted handler keeps in its context.
-type call struct {
-	req *mcp.CallToolRequest
-	run *adapter.Run // on a 2026-07-28 request
-}
-
-// callFrom returns the adapted call ctx belongs to, or runtime.ErrNoCall
-// with the fix.
-func callFrom(ctx context.Context) (*call, error) {
-	return adapter.CallFrom[call](ctx, callKey{}, errNotAdapted)
-}
-
-func (a *Adapter) begin(req *mcp.CallToolRequest) (*call, error) {
-	switch {
-	case !a.usable():
-		return nil, errNoAdapter
-	case req == nil:
+// begin returns the call of req that the handler's ctx carries: the
+// client's version and capabilities, its way to ask, and on 2026-07-28 its
+// round trip.
+func (a *Adapter) begin(ctx context.Context, req *mcp.CallToolRequest) (*adapter.Call, error) {
+	if req == nil || req.Params == nil {
 		return nil, errors.New("elicit: gosdk: the tool handler was called with no request")
 	}
-	c := &call{req: req}
-	if req == nil || req.Params == nil || !adapter.IsInputRequired(req.ProtocolVersion()) {
+	c := &adapter.Call{Version: req.ProtocolVersion(), Timeout: a.timeout}
+	if caps := req.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
+		c.Declared, c.Form, c.URL = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
+	}
+	if !adapter.IsInputRequired(c.Version) {
+		c.Send = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+			return askSession(ctx, req, params)
+		}
 		return c, nil
 	}
 	responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
@@ -282,134 +248,60 @@ func (a *Adapter) begin(req *mcp.CallToolRequest) (*call, error) {
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
-	c.run = run
+	c.Run = run
 	return c, nil
 }
 
 // end turns a run that asked for input into the input_required result,
 // whatever the handler returned, and a missing capability on a 2026-07-28
 // request into -32021. Both nil: the handler's own result stands.
-func (c *call) end(herr error) (*mcp.CallToolResult, error) {
-	if c.run == nil {
+func end(c *adapter.Call, herr error) (*mcp.CallToolResult, error) {
+	if c.Run == nil {
 		return nil, nil
 	}
-	asked, state, err := c.run.End()
+	asked, state, err := c.Run.End()
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	if len(asked) > 0 {
 		reqs := make(mcp.InputRequestMap, len(asked))
 		for _, r := range asked {
-			reqs[r.Key] = &mcp.ElicitParams{Mode: "form", Message: r.Message, RequestedSchema: r.Schema}
+			p, err := elicitParams(r.Params)
+			if err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			}
+			reqs[r.Key] = p
 		}
 		return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, nil
 	}
-	var mc *runtime.MissingCapabilityError
-	if errors.As(herr, &mc) {
-		rpc := mc.RPCError()
+	if rpc := adapter.MissingCapability(c.Version, herr); rpc != nil {
 		return nil, &jsonrpc.Error{Code: int64(rpc.Code), Message: rpc.Message, Data: rpc.Data}
 	}
 	return nil, nil
 }
 
-// ClientSupportsElicit reports whether the caller of the adapted tool call
-// ctx belongs to can be asked with a form: its protocol version has form
-// elicitation and it declared the capability (on 2026-07-28 in this
-// request's _meta). False for a ctx of no adapted call. Check it (or
-// CanElicit[T], which also checks the form) first and fall back to a plain
-// tool error, so a client without it never waits on a question.
-func ClientSupportsElicit(ctx context.Context) bool {
-	c, err := callFrom(ctx)
-	return err == nil && checkClient(c.req) == nil
-}
-
-func checkClient(req *mcp.CallToolRequest) error {
-	version := req.ProtocolVersion()
-	var declared, form, url bool
-	if caps := req.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
-		declared, form, url = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
-	}
-	return runtime.CheckForm(version, declared, form, url)
-}
-
-// caller is what the adapter knows of the client of call c.
-func (c *call) caller() adapter.Caller {
-	return adapter.Caller{Version: c.req.ProtocolVersion(), Unsupported: checkClient(c.req), Run: c.run}
-}
-
-// callerIn is c.caller that asks in the session of ctx (the handler's).
-func (c *call) callerIn(ctx context.Context) adapter.Caller {
-	caller := c.caller()
-	caller.Send = func(message string, schema json.RawMessage) (json.RawMessage, error) {
-		return askSession(ctx, c.req, caller.Version, message, schema)
-	}
-	return caller
-}
-
-// CanElicit reports whether the form T can be asked of the caller of the
-// adapted tool call ctx belongs to: nil, or why not, as runtime.CanElicit
-// (runtime.ErrElicitUnsupported: no capability, or the version cannot
-// express T; runtime.ErrNoCall: ctx belongs to no adapted call).
-func CanElicit[T any, P interface {
-	*T
-	formimpl.Form
-}](ctx context.Context) error {
-	c, err := callFrom(ctx)
+// elicitParams are the runtime's elicitation/create params as the go-sdk's.
+func elicitParams(raw json.RawMessage) (*mcp.ElicitParams, error) {
+	p, err := adapter.ParseParams(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return adapter.CanElicit[T, P](c.caller())
+	ep := &mcp.ElicitParams{Mode: p.Mode, Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
+	if len(p.RequestedSchema) > 0 {
+		ep.RequestedSchema = p.RequestedSchema
+	}
+	return ep, nil
 }
 
-// Dropped names the optional properties of the generated form T that the
-// caller of the adapted tool call ctx belongs to is not asked, because its
-// protocol version cannot carry them (a multi-select on 2025-06-18), as
-// runtime.Dropped: nil when every property is asked, when T cannot be asked
-// at all (CanElicit says why) or ctx belongs to no adapted call.
-func Dropped[T any, P interface {
-	*T
-	formimpl.Form
-}](ctx context.Context) []string {
-	c, err := callFrom(ctx)
-	if err != nil {
-		return nil
-	}
-	return adapter.Dropped[T, P](c.caller())
-}
-
-// Elicit asks the caller's user to fill in the generated form T and returns
-// the answer decoded and validated into a T. It compiles only for forms
-// elicitgen generated code for; ctx is the handler's (or derived from it),
-// and the tool is registered through an Adapter (runtime.ErrNoCall
-// otherwise). The outcomes are runtime.Elicit's: nil on accept, otherwise
-// runtime.ErrElicitDeclined, runtime.ErrElicitCanceled, a
-// *runtime.ContentError, runtime.ErrElicitUnsupported, ... (errors.Is).
-//
-// On a 2026-07-28 request the first run returns runtime.ErrInputRequired:
-// return at once (returning the error is fine); the adapter answers the call
-// with input_required and the handler runs again, from the top, when the
-// client retries with the answer.
-func Elicit[T any, P interface {
-	*T
-	formimpl.Form
-}](ctx context.Context, message string, opts ...runtime.ElicitOption) (T, error) {
-	c, err := callFrom(ctx)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return adapter.Elicit[T, P](c.callerIn(ctx), message, opts...)
-}
-
-// askSession sends elicitation/create in a session and returns the
-// client's result as JSON.
-func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message string, schema json.RawMessage) (json.RawMessage, error) {
+// askSession sends elicitation/create with params in the session of req
+// and returns the client's result as JSON.
+func askSession(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessage) (json.RawMessage, error) {
 	if req.Session == nil {
 		return nil, fmt.Errorf("%w: the request has no session to ask in", runtime.ErrElicitUnsupported)
 	}
-	params := &mcp.ElicitParams{Message: message, RequestedSchema: schema}
-	if adapter.HasElicitMode(version) {
-		params.Mode = "form"
+	params, err := elicitParams(raw)
+	if err != nil {
+		return nil, err
 	}
 	got := &captured{}
 	res, err := req.Session.Elicit(context.WithValue(ctx, captureKey{}, got), params)
@@ -417,9 +309,6 @@ func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message 
 		res, err = got.res, nil // the SDK's own content check was skipped; ours follows
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, adapter.CtxError(ctx)
-		}
 		var werr *jsonrpc.Error
 		if errors.As(err, &werr) {
 			return nil, &runtime.ClientError{Code: int(werr.Code), Message: werr.Message, Data: werr.Data}
@@ -429,7 +318,7 @@ func askSession(ctx context.Context, req *mcp.CallToolRequest, version, message 
 	if res == nil {
 		return nil, fmt.Errorf("%w: no result", runtime.ErrElicitMalformed)
 	}
-	raw, err := json.Marshal(res)
+	raw, err = json.Marshal(res)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitMalformed, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/go-elicit/elicit/runtime/elicittest"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
-	"github.com/go-elicit/elicit/runtime/mcpgo"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -16,10 +15,10 @@ import (
 // TestAnswers: what real form UIs send (empty optional properties) and
 // re-asking, on every protocol, through the mcp-go adapter.
 func TestAnswers(t *testing.T) {
-	s := newAdapted(t, "answers")
+	s, _ := newAdapted(t, "answers")
 	tool := func(opts ...runtime.ElicitOption) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			f, err := mcpgo.Elicit[testform.PlaceForm](ctx, adaptertest.PlaceMessage, opts...)
+			f, err := runtime.Elicit[testform.PlaceForm](ctx, adaptertest.PlaceMessage, opts...)
 			text, isError, ok := adaptertest.PlaceOutcome(f, err)
 			switch {
 			case !ok:

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
-	"github.com/go-elicit/elicit/runtime/mcpgo"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -14,9 +14,9 @@ import (
 // TestChoicesAndDefaults: WithChoices and WithDefaults work through the
 // adapter as through the runtime, on every protocol.
 func TestChoicesAndDefaults(t *testing.T) {
-	s := newAdapted(t, "choices")
+	s, _ := newAdapted(t, "choices")
 	s.AddTool(mcp.NewTool("region"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return outcome(adaptertest.RegionTool(ctx, mcpgo.Elicit[testform.RegionForm]))
+		return outcome(adaptertest.RegionTool(ctx, runtime.Elicit[testform.RegionForm]))
 	})
 	adaptertest.RegionCalls(t, server.NewStreamableHTTPServer(s))
 }

@@ -4,21 +4,21 @@ import (
 	"context"
 	"testing"
 
+	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
-	"github.com/go-elicit/elicit/runtime/mcpgo"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
 // An optional multi-select is left out of a 2025-06-18 client's form, and
-// mcpgo.Dropped names it (adaptertest.Downgrade).
+// runtime.Dropped names it (adaptertest.Downgrade).
 func TestDowngrade(t *testing.T) {
-	s := newAdapted(t, "downgrade")
+	s, _ := newAdapted(t, "downgrade")
 	s.AddTool(mcp.NewTool("notify"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		can := mcpgo.CanElicit[testform.NotifyForm](ctx)
-		dropped := mcpgo.Dropped[testform.NotifyForm](ctx)
-		f, err := mcpgo.Elicit[testform.NotifyForm](ctx, "Deploy what?")
+		can := runtime.CanElicit[testform.NotifyForm](ctx)
+		dropped := runtime.Dropped[testform.NotifyForm](ctx)
+		f, err := runtime.Elicit[testform.NotifyForm](ctx, "Deploy what?")
 		if err != nil {
 			return outcome("", err)
 		}
@@ -31,7 +31,7 @@ func TestDowngrade(t *testing.T) {
 func TestDroppedOutsideACall(t *testing.T) {
 	//nolint:staticcheck // a nil ctx is what the test is about
 	for _, ctx := range []context.Context{nil, context.Background()} {
-		if d := mcpgo.Dropped[testform.NotifyForm](ctx); d != nil {
+		if d := runtime.Dropped[testform.NotifyForm](ctx); d != nil {
 			t.Errorf("Dropped = %q", d)
 		}
 	}

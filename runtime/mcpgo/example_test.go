@@ -21,10 +21,10 @@ import (
 func greet(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.GetString("name", "")
 	if name == "" {
-		if err := mcpgo.CanElicit[testform.NameForm](ctx); err != nil {
+		if err := runtime.CanElicit[testform.NameForm](ctx); err != nil {
 			return mcp.NewToolResultError("missing required argument: name"), nil
 		}
-		form, err := mcpgo.Elicit[testform.NameForm](ctx, "Who is there?")
+		form, err := runtime.Elicit[testform.NameForm](ctx, "Who is there?")
 		if err != nil {
 			return nil, err // 2026-07-28: runtime.ErrInputRequired, the adapter asks
 		}
@@ -37,9 +37,7 @@ func greet(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, e
 // and the greet tool, served over HTTP on loopback.
 func newGreeter() (*httptest.Server, error) {
 	s := server.NewMCPServer("greeter", "1")
-	if _, err := mcpgo.New(s, mcpgo.Options{}); err != nil {
-		return nil, err
-	}
+	mcpgo.New(s, mcpgo.Options{})
 	s.AddTool(mcp.NewTool("greet"), greet)
 	return httptest.NewServer(server.NewStreamableHTTPServer(s)), nil
 }

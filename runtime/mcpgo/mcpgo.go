@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime"
-	"github.com/go-elicit/elicit/runtime/formimpl"
 	"github.com/go-elicit/elicit/runtime/internal/adapter"
+	"github.com/go-elicit/elicit/runtime/internal/callctx"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -30,86 +32,54 @@ type Options struct {
 	// RequestStateTTL is how long a client may take to retry after an
 	// input_required result (default DefaultRequestStateTTL).
 	RequestStateTTL time.Duration
+	// ElicitTimeout bounds how long an elicitation in a session waits for
+	// the user's answer (runtime.ErrElicitTimeout after it), as
+	// runtime.Options.ElicitTimeout does: 0 means
+	// runtime.DefaultElicitTimeout, negative no bound but the call's
+	// context.
+	ElicitTimeout time.Duration
 }
 
-// Adapter adds typed elicitation to one mcp-go server. Make it with New or
-// NewMiddleware: the middleware of an Adapter made otherwise fails every
-// tool call with an error saying so.
+// Adapter adds typed elicitation to one mcp-go server: the handler of every
+// tool of that server may call runtime.Elicit and the rest. Make it with
+// New.
 type Adapter struct {
-	server *server.MCPServer
-	states *roundtrip.Codec
+	server  *server.MCPServer
+	states  *roundtrip.Codec
+	timeout time.Duration
 }
 
 // New returns the adapter for s and installs its tool middleware on s
-// ((*server.MCPServer).Use), so every tool's handler may call Elicit. The
-// zero Options are usable. It fails on a nil server and on a bad
-// RequestStateKeys entry.
-func New(s *server.MCPServer, opts Options) (*Adapter, error) {
+// ((*server.MCPServer).Use), which puts each call into its handler's
+// context: every tool of s, registered with AddTool or with s.AddTool, may
+// call runtime.Elicit. The zero Options are usable. It panics on a nil
+// server and on a RequestStateKeys entry that is not 32 bytes (see "Set-up
+// mistakes panic" in the runtime package doc).
+func New(s *server.MCPServer, opts Options) *Adapter {
 	if s == nil {
-		return nil, errors.New("elicit: mcpgo.New needs a server: pass the *server.MCPServer made by server.NewMCPServer")
+		adapter.Must("mcpgo.New", errors.New("no server: pass the *server.MCPServer made by server.NewMCPServer"))
 	}
-	a, err := NewMiddleware(opts)
-	if err != nil {
-		return nil, err
-	}
-	a.server = s
-	s.Use(a.Middleware)
-	return a, nil
-}
-
-// NewMiddleware returns an adapter that is not installed yet, for servers
-// built with server.WithToolHandlerMiddleware(a.Middleware). The zero
-// Options are usable. It fails only on a bad RequestStateKeys entry.
-func NewMiddleware(opts Options) (*Adapter, error) {
 	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
-	if err != nil {
-		return nil, err
-	}
-	return &Adapter{states: states}, nil
+	adapter.Must("mcpgo.New", err)
+	a := &Adapter{server: s, states: states, timeout: adapter.ElicitTimeout(opts.ElicitTimeout)}
+	s.Use(a.middleware)
+	return a
 }
 
-// errNotAdapted is runtime.ErrNoCall with this adapter's fix.
-var errNotAdapted = adapter.NotAdapted("mcpgo.New installs its middleware; or server.WithToolHandlerMiddleware(a.Middleware) with mcpgo.NewMiddleware")
-
-// errNoAdapter is what the middleware of an Adapter made neither by New nor
-// by NewMiddleware returns.
-var errNoAdapter = errors.New("elicit: this mcpgo.Adapter was not made by mcpgo.New or mcpgo.NewMiddleware: make it with one of them")
-
-type callKey struct{}
-
-// call is what one run of a tool handler keeps in its context.
-type call struct {
-	srv *server.MCPServer
-	run *adapter.Run // on a 2026-07-28 request
-}
-
-// callFrom returns the call ctx belongs to, or runtime.ErrNoCall with the
-// fix.
-func callFrom(ctx context.Context) (*call, error) {
-	return adapter.CallFrom[call](ctx, callKey{}, errNotAdapted)
-}
-
-// Middleware is the tool middleware New installs: it gives the handler what
-// Elicit needs and, on a 2026-07-28 request, turns a run that asked for
-// input into the input_required result, whatever the handler returned.
-// Its handler fails with an error, instead of running next, when next is
-// nil or a was made neither by New nor by NewMiddleware.
-func (a *Adapter) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+// middleware puts the call into the handler's context and, on a
+// 2026-07-28 request, turns a run that asked for input into the
+// input_required result, whatever the handler returned.
+func (a *Adapter) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		switch {
-		case a == nil || a.states == nil:
-			return nil, errNoAdapter
 		case next == nil:
 			return nil, fmt.Errorf("elicit: tool %q has a nil handler: give it a server.ToolHandlerFunc", req.Params.Name)
 		case ctx == nil:
 			return nil, errors.New("elicit: mcpgo: the tool handler was called with a nil context")
 		}
-		c := &call{srv: server.ServerFromContext(ctx)}
-		if c.srv == nil {
-			c.srv = a.server
-		}
+		c := a.callOf(ctx)
 		if !server.IsModernRequest(ctx) {
-			return next(context.WithValue(ctx, callKey{}, c), req)
+			return next(callctx.With(ctx, c), req)
 		}
 		args := rawArguments(req)
 		responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
@@ -124,8 +94,8 @@ func (a *Adapter) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc
 		if err != nil {
 			return nil, err
 		}
-		c.run = run
-		res, herr := next(context.WithValue(ctx, callKey{}, c), req)
+		c.Run, c.Send = run, nil
+		res, herr := next(callctx.With(ctx, c), req)
 		asked, state, err := run.End()
 		switch {
 		case err != nil:
@@ -135,15 +105,41 @@ func (a *Adapter) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc
 		}
 		reqs := make(mcp.InputRequests, len(asked))
 		for _, r := range asked {
-			reqs[r.Key] = mcp.NewElicitationInputRequest(mcp.ElicitationParams{
-				Mode: mcp.ElicitationModeForm, Message: r.Message, RequestedSchema: r.Schema,
-			})
+			p, err := elicitationParams(r.Params)
+			if err != nil {
+				return nil, err
+			}
+			reqs[r.Key] = mcp.NewElicitationInputRequest(p)
 		}
 		return &mcp.CallToolResult{
 			Result:               mcp.Result{ResultType: mcp.ResultTypeInputRequired},
 			MultiRoundTripResult: mcp.MultiRoundTripResult{InputRequests: reqs, RequestState: state},
 		}, nil
 	}
+}
+
+// callOf is the call of the request ctx belongs to: the client's version
+// and capabilities and its way to ask in a session.
+func (a *Adapter) callOf(ctx context.Context) *adapter.Call {
+	c := &adapter.Call{Version: server.RequestProtocolVersion(ctx), Timeout: a.timeout}
+	var caps *mcp.ClientCapabilities
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok && s != nil {
+		cc := s.GetClientCapabilities()
+		caps = &cc
+	}
+	if caps != nil && caps.Elicitation != nil {
+		c.Declared, c.Form, c.URL = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
+	}
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		srv = a.server
+	}
+	c.Send = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		return askSession(ctx, srv, params)
+	}
+	return c
 }
 
 // rawArguments is the arguments as sent, for the requestState binding.
@@ -155,144 +151,39 @@ func rawArguments(req mcp.CallToolRequest) []byte {
 	return raw
 }
 
-// ClientSupportsElicit reports whether the caller of the tool call ctx
-// belongs to can be asked with a form: its protocol version has form
-// elicitation and it declared the capability (on 2026-07-28 in this
-// request's _meta). False for a ctx of no call under the adapter's
-// middleware. Check it (or CanElicit[T], which also checks the form) first
-// and fall back to a plain tool error, so a client without it never waits
-// on a question.
-func ClientSupportsElicit(ctx context.Context) bool {
-	if _, err := callFrom(ctx); err != nil {
-		return false
-	}
-	return checkClient(ctx) == nil
-}
-
-func checkClient(ctx context.Context) error {
-	version := server.RequestProtocolVersion(ctx)
-	var caps *mcp.ClientCapabilities
-	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		caps = info.ClientCapabilities
-	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok && s != nil {
-		c := s.GetClientCapabilities()
-		caps = &c
-	}
-	var declared, form, url bool
-	if caps != nil && caps.Elicitation != nil {
-		declared, form, url = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
-	}
-	return runtime.CheckForm(version, declared, form, url)
-}
-
-// caller is what the adapter knows of the client of call c, whose context
-// is ctx.
-func (c *call) caller(ctx context.Context) adapter.Caller {
-	return adapter.Caller{Version: server.RequestProtocolVersion(ctx), Unsupported: checkClient(ctx), Run: c.run}
-}
-
-// CanElicit reports whether the form T can be asked of the caller of the
-// tool call ctx belongs to: nil, or why not, as runtime.CanElicit
-// (runtime.ErrElicitUnsupported: no capability, or the version cannot
-// express T; runtime.ErrNoCall: ctx belongs to no call under the adapter's
-// middleware).
-func CanElicit[T any, P interface {
-	*T
-	formimpl.Form
-}](ctx context.Context) error {
-	c, err := callFrom(ctx)
-	if err != nil {
-		return err
-	}
-	return adapter.CanElicit[T, P](c.caller(ctx))
-}
-
-// Dropped names the optional properties of the generated form T that the
-// caller of the adapted tool call ctx belongs to is not asked, because its
-// protocol version cannot carry them (a multi-select on 2025-06-18), as
-// runtime.Dropped: nil when every property is asked, when T cannot be asked
-// at all (CanElicit says why) or ctx belongs to no adapted call.
-func Dropped[T any, P interface {
-	*T
-	formimpl.Form
-}](ctx context.Context) []string {
-	c, err := callFrom(ctx)
-	if err != nil {
-		return nil
-	}
-	return adapter.Dropped[T, P](c.caller(ctx))
-}
-
-// Elicit asks the user of the tool call ctx belongs to to fill in the
-// generated form T and returns the answer decoded and validated into a T. It
-// compiles only for forms elicitgen generated code for; ctx is the
-// handler's (or derived from it), under the adapter's middleware
-// (runtime.ErrNoCall otherwise). The outcomes are runtime.Elicit's: nil on
-// accept, otherwise runtime.ErrElicitDeclined, runtime.ErrElicitCanceled, a
-// *runtime.ContentError, runtime.ErrElicitUnsupported, ... (errors.Is).
-//
-// On a 2026-07-28 request the first run returns runtime.ErrInputRequired:
-// return at once (returning the error is fine); the adapter answers the call
-// with input_required and the handler runs again, from the top, when the
-// client retries with the answer.
-func Elicit[T any, P interface {
-	*T
-	formimpl.Form
-}](ctx context.Context, message string, opts ...runtime.ElicitOption) (T, error) {
-	c, err := callFrom(ctx)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return adapter.Elicit[T, P](c.callerIn(ctx), message, opts...)
-}
-
-// callerIn is c.caller that asks in the session of ctx (the handler's).
-func (c *call) callerIn(ctx context.Context) adapter.Caller {
-	caller := c.caller(ctx)
-	caller.Send = func(message string, schema json.RawMessage) (json.RawMessage, error) {
-		return askSession(ctx, c.srv, caller.Version, message, schema)
-	}
-	return caller
-}
-
-// AddTool registers on s a tool whose handler gets its arguments decoded
-// into an In, as runtime.AddTool does: with the generated decoder when *In
-// is a generated form, else as In's JSON Schema says; arguments that do not
-// decode get an isError result naming every failing property, and h does
-// not run. t's inputSchema is listed as given; a t with none (no
+// AddTool registers on a's server a tool whose handler gets its arguments
+// decoded into an In, as runtime.AddTool does: with the generated decoder
+// when *In is a generated form, else as In's JSON Schema says; arguments
+// that do not decode get an isError result naming every failing property,
+// and h does not run. t's inputSchema is listed as given; a t with none (no
 // properties, no RawInputSchema) lists In's. opts are runtime.AddTool's:
 // with runtime.AskMissing and a generated form In, the required arguments a
-// call left out are asked for first (see runtime.AskMissing). s must run
-// the adapter's middleware (New, or NewMiddleware's Middleware): without it
-// a call is answered as for a client that cannot be asked. A nil server registers nothing; a nil
-// h registers a tool whose calls fail with an error saying so.
-func AddTool[In any](s *server.MCPServer, t mcp.Tool, h func(ctx context.Context, req mcp.CallToolRequest, in In) (*mcp.CallToolResult, error), opts ...runtime.ToolOption) {
-	if s == nil {
-		return
+// call left out are asked for first (see runtime.AskMissing). It panics
+// (see "Set-up mistakes panic" in the runtime package doc) on an Adapter
+// not made by New, a tool with no name, a nil h, and runtime.AskMissing for
+// an In that is not a generated form.
+func AddTool[In any](a *Adapter, t mcp.Tool, h func(ctx context.Context, req mcp.CallToolRequest, in In) (*mcp.CallToolResult, error), opts ...runtime.ToolOption) {
+	const fn = "mcpgo.AddTool"
+	if a == nil || a.server == nil || a.states == nil {
+		adapter.Must(fn, errors.New("the Adapter was not made by mcpgo.New: make it with mcpgo.New(server, mcpgo.Options{})"))
 	}
+	adapter.MustTool(fn, t.Name, h == nil)
 	var own json.RawMessage
 	switch {
 	case t.RawInputSchema != nil:
 		own = t.RawInputSchema
 	case len(t.InputSchema.Properties) > 0 || len(t.InputSchema.Required) > 0:
-		own, _ = json.Marshal(t.InputSchema)
+		raw, err := json.Marshal(t.InputSchema)
+		adapter.Must(fn, err)
+		own = raw
 	}
-	args, _ := runtime.NewToolArgs[In](t.Name, own, opts...)
+	args, err := runtime.NewToolArgs[In](t.Name, own, opts...)
+	adapter.Must(fn, err)
 	if own == nil {
 		t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, args.InputSchema()
 	}
-	s.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if h == nil {
-			return nil, fmt.Errorf("elicit: tool %q was registered with a nil handler: give mcpgo.AddTool a handler", t.Name)
-		}
-		var caller adapter.Caller
-		if c, err := callFrom(ctx); err == nil {
-			caller = c.callerIn(ctx)
-		} else {
-			caller.Unsupported = err
-		}
-		in, res, err := adapter.Args(args, caller, rawArguments(req))
+	a.server.AddTool(t, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, res, err := args.Decode(ctx, rawArguments(req))
 		switch {
 		case res != nil:
 			return mcp.NewToolResultError(adapter.ResultText(res)), nil
@@ -303,33 +194,64 @@ func AddTool[In any](s *server.MCPServer, t mcp.Tool, h func(ctx context.Context
 	})
 }
 
-// askSession sends elicitation/create in a session and returns the
-// client's result as JSON.
-func askSession(ctx context.Context, srv *server.MCPServer, version, message string, schema json.RawMessage) (json.RawMessage, error) {
-	if srv == nil {
-		return nil, errNotAdapted
+// elicitationParams are the runtime's elicitation/create params as
+// mcp-go's.
+func elicitationParams(raw json.RawMessage) (mcp.ElicitationParams, error) {
+	p, err := adapter.ParseParams(raw)
+	if err != nil {
+		return mcp.ElicitationParams{}, err
 	}
-	params := mcp.ElicitationParams{Message: message, RequestedSchema: schema}
-	if adapter.HasElicitMode(version) {
-		params.Mode = mcp.ElicitationModeForm
+	ep := mcp.ElicitationParams{Mode: p.Mode, Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
+	if len(p.RequestedSchema) > 0 {
+		ep.RequestedSchema = p.RequestedSchema
+	}
+	return ep, nil
+}
+
+// askSession sends elicitation/create with params in the session of ctx
+// and returns the client's result as JSON.
+func askSession(ctx context.Context, srv *server.MCPServer, raw json.RawMessage) (json.RawMessage, error) {
+	params, err := elicitationParams(raw)
+	if err != nil {
+		return nil, err
 	}
 	res, err := srv.RequestElicitation(ctx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
 		Params:  params,
 	})
 	switch {
-	case ctx.Err() != nil:
-		return nil, adapter.CtxError(ctx)
 	case errors.Is(err, server.ErrNoActiveSession), errors.Is(err, server.ErrElicitationNotSupported):
 		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitUnsupported, err)
 	case err != nil:
+		if ce := clientError(err); ce != nil {
+			return nil, ce
+		}
 		return nil, fmt.Errorf("elicit: %w", err)
 	case res == nil:
 		return nil, fmt.Errorf("%w: no result", runtime.ErrElicitMalformed)
 	}
-	raw, err := json.Marshal(res)
+	raw, err = json.Marshal(res)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", runtime.ErrElicitMalformed, err)
 	}
 	return raw, nil
+}
+
+// clientError is the *runtime.ClientError of an error mcp-go reports for a
+// client that answered elicitation/create with a JSON-RPC error, or nil.
+// mcp-go passes on no error value, only text: over HTTP "elicitation/create
+// error CODE: MESSAGE", over stdio "elicitation request failed: MESSAGE"
+// (no code: Code is 0).
+func clientError(err error) *runtime.ClientError {
+	text := err.Error()
+	if rest, ok := strings.CutPrefix(text, string(mcp.MethodElicitationCreate)+" error "); ok {
+		code, msg, ok := strings.Cut(rest, ": ")
+		if n, cerr := strconv.Atoi(code); ok && cerr == nil {
+			return &runtime.ClientError{Code: n, Message: msg}
+		}
+	}
+	if msg, ok := strings.CutPrefix(text, "elicitation request failed: "); ok {
+		return &runtime.ClientError{Message: msg}
+	}
+	return nil
 }

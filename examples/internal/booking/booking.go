@@ -43,8 +43,8 @@ func (f BookingForm) Booked() string {
 
 // Refusal is the error text the tool answers with when an elicitation did
 // not give it a form: the user declined or canceled, or the content was
-// invalid. runtime.ErrInputRequired is no refusal; the tool must return it
-// to its adapter, which asks the client and runs the tool again.
+// invalid. (runtime.ErrInputRequired, on 2026-07-28, is no refusal: the
+// adapter answers input_required whatever the tool returns with it.)
 func Refusal(err error) string {
 	switch {
 	case errors.Is(err, runtime.ErrElicitDeclined):

@@ -1,6 +1,7 @@
 // Package adapter is what elicit's adapters to other MCP server libraries
 // (runtime/gosdk, runtime/mcpgo) share and is not tied to either library:
-// the body of their Elicit[T], and their 2026-07-28 round trip (a Run, whose
+// the call they put into a handler's context (Call, which runtime.Elicit
+// and the rest ask through), and their 2026-07-28 round trip (a Run, whose
 // requestState is sealed by internal/roundtrip under the adapters' own
 // label). Each adapter keeps only the translation to its library's types.
 package adapter
@@ -8,14 +9,14 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime"
-	"github.com/go-elicit/elicit/runtime/formimpl"
+	"github.com/go-elicit/elicit/runtime/internal/callctx"
 )
 
 // stateLabel keeps the adapters' requestState ciphertexts apart from the
@@ -25,32 +26,9 @@ const stateLabel = "elicit/adapter/requestState/v1"
 // toolsCall is the method every adapted round trip belongs to.
 const toolsCall = "tools/call"
 
-// NotAdapted is runtime.ErrNoCall with an adapter's fix: how to register
-// a tool through it.
-func NotAdapted(fix string) error {
-	return fmt.Errorf("%w; and register the tool through the adapter (%s)", runtime.ErrNoCall, fix)
-}
-
-// CallFrom returns the *C an adapter's tool wrapper stored in ctx under
-// key: the adapted call ctx belongs to, or notAdapted (a nil ctx, or one of
-// no adapted call).
-func CallFrom[C any](ctx context.Context, key any, notAdapted error) (*C, error) {
-	if ctx == nil {
-		return nil, notAdapted
-	}
-	c, _ := ctx.Value(key).(*C)
-	if c == nil {
-		return nil, notAdapted
-	}
-	return c, nil
-}
-
 // IsInputRequired reports whether version v is served by the input_required
 // round trip (2026-07-28 and later).
 func IsInputRequired(v string) bool { return v >= runtime.Version20260728 }
-
-// HasElicitMode reports whether version v has the elicitation "mode" field.
-func HasElicitMode(v string) bool { return v >= runtime.Version20251125 }
 
 // NewCodec returns the codec of an adapter's requestState: keys as in the
 // adapters' Options.RequestStateKeys, ttl <= 0 meaning
@@ -87,32 +65,22 @@ func Begin(codec *roundtrip.Codec, name string, args []byte, state string, respo
 	return r, nil
 }
 
-// formParams are the elicitation/create params a run records.
-type formParams struct {
-	Mode            string          `json:"mode"`
-	Message         string          `json:"message"`
-	RequestedSchema json.RawMessage `json:"requestedSchema"`
-}
-
 // ask returns the raw ElicitResult for the next ask of key, or records the
-// request and returns runtime.ErrInputRequired.
-func (r *Run) ask(key, message string, schema json.RawMessage) (json.RawMessage, error) {
-	params, err := json.Marshal(formParams{Mode: "form", Message: message, RequestedSchema: schema})
-	if err != nil {
-		return nil, fmt.Errorf("elicit: encoding the request: %w", err)
-	}
+// request (params, the elicitation/create params) and returns
+// runtime.ErrInputRequired.
+func (r *Run) ask(key string, params json.RawMessage) (json.RawMessage, error) {
 	if ans, ok := r.run.Ask(key, params); ok {
 		return ans, nil
 	}
 	return nil, runtime.ErrInputRequired
 }
 
-// Request is one form elicitation a run asked for, to put into the library's
-// input_required result under Key.
+// Request is one elicitation a run asked for, to put into the library's
+// input_required result under Key: Params are its elicitation/create
+// params (form or URL mode).
 type Request struct {
-	Key     string
-	Message string
-	Schema  json.RawMessage
+	Key    string
+	Params json.RawMessage
 }
 
 // End returns what the run asked for, in order, and the requestState to
@@ -125,11 +93,7 @@ func (r *Run) End() ([]Request, string, error) {
 	}
 	reqs := make([]Request, len(asked))
 	for i, a := range asked {
-		var p formParams
-		if err := json.Unmarshal(a.Params, &p); err != nil {
-			return nil, "", fmt.Errorf("elicit: reading back request %q: %w", a.Key, err)
-		}
-		reqs[i] = Request{Key: a.Key, Message: p.Message, Schema: p.RequestedSchema}
+		reqs[i] = Request{Key: a.Key, Params: a.Params}
 	}
 	state, err := r.codec.SealRun(r.call, r.run)
 	if err != nil {
@@ -138,116 +102,114 @@ func (r *Run) End() ([]Request, string, error) {
 	return reqs, state, nil
 }
 
-// Caller is what an adapter knows of the client of one tool call.
-type Caller struct {
+// ElicitTimeout is an adapter's Options.ElicitTimeout as the runtime reads
+// its own: 0 is runtime.DefaultElicitTimeout, negative none.
+func ElicitTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return runtime.DefaultElicitTimeout
+	}
+	return d
+}
+
+// Call is the call an adapter puts into its handler's context
+// (callctx.With), so runtime.Elicit and the rest ask in it.
+type Call struct {
 	// Version is the request's protocol version.
 	Version string
-	// Unsupported is runtime.CheckForm's verdict on the client: nil when it
-	// can be asked with a form.
-	Unsupported error
+	// Declared, Form and URL are what the client declared: whether it sent
+	// capabilities.elicitation at all, and whether that names each mode.
+	Declared, Form, URL bool
 	// Run is the call's round trip on a 2026-07-28 request, else nil.
 	Run *Run
-	// Send asks in an initialized session (elicitation/create with mode "form"
-	// where the version has it) and returns the client's raw ElicitResult.
-	Send func(message string, schema json.RawMessage) (json.RawMessage, error)
+	// Send asks in an initialized session: it sends elicitation/create with
+	// params and returns the client's raw ElicitResult (a JSON-RPC error
+	// the client answered with as a *runtime.ClientError). Nil: the call
+	// cannot ask in a session.
+	Send func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
+	// Timeout is the adapter's elicitation timeout (0 or negative: none).
+	Timeout time.Duration
 }
 
-// Elicit is the body of an adapter's Elicit[T]: check the client, pick the
-// form's schema for its version, ask (through the round trip or Send) and
-// decode the answer, re-asking as runtime.WithReask allows, with
-// runtime.Elicit's outcomes.
-func Elicit[T any, P interface {
-	*T
-	formimpl.Form
-}](c Caller, message string, opts ...runtime.ElicitOption) (T, error) {
-	var zero T
-	if c.Unsupported != nil {
-		return zero, c.Unsupported
+var _ callctx.Call = (*Call)(nil)
+
+// ProtocolVersion is the request's protocol version.
+func (c *Call) ProtocolVersion() string { return c.Version }
+
+// Elicitation is what the client declared.
+func (c *Call) Elicitation() (declared, form, url bool) { return c.Declared, c.Form, c.URL }
+
+// ElicitTimeout is the adapter's elicitation timeout.
+func (c *Call) ElicitTimeout() time.Duration { return c.Timeout }
+
+// Ask asks through the round trip on a 2026-07-28 request, else in the
+// session.
+func (c *Call) Ask(ctx context.Context, key string, params json.RawMessage) (json.RawMessage, error) {
+	switch {
+	case c.Run != nil:
+		return c.Run.ask(key, params)
+	case c.Send == nil:
+		return nil, fmt.Errorf("%w: the call has no session to ask in", runtime.ErrElicitUnsupported)
 	}
-	fc, err := runtime.PrepareElicit[T, P](c.Version, opts...)
-	if err != nil {
-		return zero, err
-	}
-	ask := c.Send
-	if c.Run != nil {
-		ask = func(message string, schema json.RawMessage) (json.RawMessage, error) {
-			return c.Run.ask(fc.Key, message, schema)
-		}
-	}
-	return fc.Ask(message, ask)
+	return c.Send(ctx, params)
 }
 
-// CanElicit is the body of an adapter's CanElicit[T]: nil when the client
-// can be asked T, else why not (runtime.CanElicit's errors).
-func CanElicit[T any, P interface {
-	*T
-	formimpl.Form
-}](c Caller) error {
-	_, _, err := formFor[T, P](c)
-	return err
-}
-
-// formFor checks the client and returns form T's descriptor and its schema
-// for the client's version.
-func formFor[T any, P interface {
-	*T
-	formimpl.Form
-}](c Caller) (*formimpl.Descriptor, formimpl.Variant, error) {
-	if c.Unsupported != nil {
-		return nil, formimpl.Variant{}, c.Unsupported
-	}
-	var v T
-	d := P(&v).ElicitForm()
-	if _, err := runtime.FormSchema(d, c.Version); err != nil {
-		return nil, formimpl.Variant{}, err
-	}
-	variant, _ := d.Lookup(c.Version) // FormSchema found it
-	return d, variant, nil
-}
-
-// Dropped is runtime.Dropped for the client c: the optional properties of
-// T its protocol version is not asked, or nil.
-func Dropped[T any, P interface {
-	*T
-	formimpl.Form
-}](c Caller) []string {
-	_, variant, err := formFor[T, P](c)
-	if err != nil {
-		return nil
-	}
-	return slices.Clone(variant.Dropped)
-}
-
-// CtxError is the context's error with its cause, when there is one.
-func CtxError(ctx context.Context) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		return fmt.Errorf("%w: %w", err, cause)
-	}
-	return err
-}
-
-// Args is the body of an adapter's typed tool before its handler runs:
-// t.Decode for client c, the questions asked through the round trip or
-// Send. The result, when not nil, answers the call instead of the handler.
-func Args[In any](t *runtime.ToolArgs[In], c Caller, raw json.RawMessage) (In, *runtime.CallToolResult, error) {
-	return t.Decode(raw, c.Version, c.Unsupported, func(key, message string, schema json.RawMessage) (json.RawMessage, error) {
-		switch {
-		case c.Run != nil:
-			return c.Run.ask(key, message, schema)
-		case c.Send == nil:
-			return nil, fmt.Errorf("%w: the call has no way to ask", runtime.ErrElicitUnsupported)
-		}
-		return c.Send(message, schema)
-	})
-}
-
-// ResultText is the text of a result Args answered a call with (one text
-// item, isError), for the adapter's own result type.
+// ResultText is the text of a result a ToolArgs answered a call with (one
+// text item, isError), for the adapter's own result type.
 func ResultText(r *runtime.CallToolResult) string {
 	var b []string
 	for _, c := range r.Content {
 		b = append(b, c.Text)
 	}
 	return strings.Join(b, "\n")
+}
+
+// MissingCapability is the JSON-RPC error of a handler that failed with a
+// *runtime.MissingCapabilityError on a 2026-07-28 request (-32021, data
+// naming the capability), for the adapter to answer the call with; nil for
+// another error or version.
+func MissingCapability(version string, herr error) *runtime.RPCError {
+	var mc *runtime.MissingCapabilityError
+	if !IsInputRequired(version) || !errors.As(herr, &mc) {
+		return nil
+	}
+	return mc.RPCError()
+}
+
+// Params are the elicitation/create params the runtime asks with, read
+// back for a library's own params type; RequestedSchema keeps its bytes (and
+// so the order of its properties).
+type Params struct {
+	Mode            string          `json:"mode"`
+	Message         string          `json:"message"`
+	RequestedSchema json.RawMessage `json:"requestedSchema"`
+	URL             string          `json:"url"`
+	ElicitationID   string          `json:"elicitationId"`
+}
+
+// ParseParams reads params back.
+func ParseParams(raw json.RawMessage) (Params, error) {
+	var p Params
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return Params{}, fmt.Errorf("elicit: reading back the elicitation params: %w", err)
+	}
+	return p, nil
+}
+
+// Must panics, at registration, with "elicit: fn: " and err's text, when
+// err is not nil (see "Set-up mistakes panic" in the runtime package doc).
+func Must(fn string, err error) {
+	if err != nil {
+		panic("elicit: " + fn + ": " + strings.TrimPrefix(err.Error(), "elicit: "))
+	}
+}
+
+// MustTool panics, at registration by fn, on a tool with no name or a nil
+// handler (nilHandler), with the fix.
+func MustTool(fn, name string, nilHandler bool) {
+	switch {
+	case name == "":
+		Must(fn, errors.New("the tool has no name, so no client could call it: set its Name"))
+	case nilHandler:
+		Must(fn, fmt.Errorf("tool %q has a nil handler: pass the function that serves its calls", name))
+	}
 }

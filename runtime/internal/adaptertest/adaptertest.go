@@ -220,3 +220,24 @@ func PrintCall(url, version, tool string, onElicit mcpclient.ElicitHandler) {
 		fmt.Println(strings.Join(res.Lines(), ""))
 	}
 }
+
+// WantPanic checks that register panics with a string that contains each
+// of want (the fix in the text of a registration mistake).
+func WantPanic(t *testing.T, register func(), want ...string) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		v := recover()
+		text, ok := v.(string)
+		if !ok {
+			t.Errorf("panicked with %v (%T), want a string", v, v)
+			return
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("panic %q does not say %q", text, w)
+			}
+		}
+	}()
+	register()
+}
