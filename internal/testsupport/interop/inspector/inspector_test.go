@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -18,13 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/testsupport/interop/nodetest"
 	"github.com/go-elicit/elicit/internal/testsupport/scenario"
 )
 
 const (
-	script     = "inspector.mjs"
-	stampFile  = "node_modules/.elicit-interop-stamp"
-	npmTimeout = 10 * time.Minute
+	script = "inspector.mjs"
 	// runTimeout bounds one node run: every flow on one transport and era.
 	runTimeout = 6 * time.Minute
 )
@@ -230,7 +227,9 @@ func setUp(t *testing.T) (node, chromium string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ensureModules(t, dir)
+	// Install scripts run: the node package's fetches the Node binary.
+	// playwright-core downloads no browser on install.
+	nodetest.Install(t, dir, []string{"PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"})
 	// The Inspector needs Node 22.19 or newer: the pinned one.
 	node = filepath.Join(dir, "node_modules", ".bin", "node")
 	if _, err := os.Stat(node); err != nil {
@@ -239,59 +238,11 @@ func setUp(t *testing.T) (node, chromium string) {
 	return node, chromium
 }
 
-// ensureModules runs npm ci in dir unless node_modules was installed from
-// the current package.json and package-lock.json.
-func ensureModules(t *testing.T, dir string) {
-	t.Helper()
-	h := sha256.New()
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(h, "%s %d\n", name, len(data))
-		h.Write(data)
-	}
-	stamp := hex.EncodeToString(h.Sum(nil)) + "\n"
-	if have, err := os.ReadFile(filepath.Join(dir, stampFile)); err == nil && string(have) == stamp {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), npmTimeout)
-	defer cancel()
-	// Install scripts run: the node package's fetches the Node binary.
-	// playwright-core downloads no browser on install.
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
-	cmd.WaitDelay = time.Second
-	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	t.Logf("npm ci: %v", time.Since(start).Round(time.Millisecond))
-	if err := os.WriteFile(filepath.Join(dir, stampFile), []byte(stamp), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // runNode runs node with args in the test's folder and returns its stdout;
 // stderr goes into the error.
 func runNode(t *testing.T, node string, args ...string) ([]byte, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	switch {
-	case ctx.Err() != nil:
-		return stdout.Bytes(), fmt.Errorf("still running after %v; stderr:\n%s", runTimeout, stderr.Bytes())
-	case err != nil:
-		return stdout.Bytes(), fmt.Errorf("%w; stderr:\n%s", err, stderr.Bytes())
-	}
-	return stdout.Bytes(), nil
+	return nodetest.Run(runTimeout, node, args...)
 }
 
 func str(p *string) string {
