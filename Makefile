@@ -18,9 +18,22 @@ vet:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-# test runs everything the suite needs; it installs what it uses (Go modules).
-test: vet conformance
+# test runs everything the suite needs; it installs what it uses (Go modules,
+# and under CI=true the Chromium the Inspector web UI test drives).
+test: vet conformance chromium
 	$(GOTEST) -timeout 20m $(PKGS)
+
+# chromium installs Debian's chromium with apt-get when /usr/bin/chromium is
+# missing and CI=true (CI runs as root on Debian); elsewhere the Inspector web
+# UI test (internal/testsupport/interop/inspector) skips, saying why. That
+# test installs its pinned Inspector, Node 22 and playwright-core itself, with
+# npm ci from its committed package-lock.json.
+.PHONY: chromium
+chromium:
+	@if [ "$$CI" = true ] && [ ! -x /usr/bin/chromium ]; then \
+		echo "installing chromium for the Inspector web UI test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	fi
 
 generate:
 	$(GO) generate ./...

@@ -315,6 +315,11 @@ func (b *builder) fields(form *formModel, st *types.Struct, path []string, props
 		if decl != nil {
 			doc, comment = decl.Doc, decl.Comment
 		}
+		var lit *ast.BasicLit
+		if decl != nil {
+			lit = decl.Tag
+		}
+		b.structTag(v.Name(), v.Pos(), tag, lit)
 		dirs := directives(doc, comment)
 		allowCredential, allowSeen := "", false
 		for _, d := range dirs {

@@ -9,49 +9,6 @@ import (
 	"github.com/go-elicit/elicit/internal/subset"
 )
 
-// reflectTagLookup is reflect.StructTag.Lookup on a raw tag string.
-func reflectTagLookup(tag, key string) (string, bool) {
-	for tag != "" {
-		i := 0
-		for i < len(tag) && tag[i] == ' ' {
-			i++
-		}
-		tag = tag[i:]
-		if tag == "" {
-			break
-		}
-		i = 0
-		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
-			i++
-		}
-		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
-			break
-		}
-		name := tag[:i]
-		tag = tag[i+1:]
-		i = 1
-		for i < len(tag) && tag[i] != '"' {
-			if tag[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		if i >= len(tag) {
-			break
-		}
-		qvalue := tag[:i+1]
-		tag = tag[i+1:]
-		if key == name {
-			value, err := strconv.Unquote(qvalue)
-			if err != nil {
-				break
-			}
-			return value, true
-		}
-	}
-	return "", false
-}
-
 // splitOnUnescapedCommas splits a jsonschema tag as invopop does: a comma
 // preceded by a backslash is part of the value.
 func splitOnUnescapedCommas(tag string) []string {

@@ -60,7 +60,7 @@ func stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 		files = append(files, &generated{name: tf.Name(), pos: f.Package, src: b, forms: formsIn(b)})
 	}
 	if !generatedAny {
-		return neverGenerated(&base)
+		return neverGenerated(&base, read)
 	}
 	if len(files) == 0 {
 		return diags
@@ -130,14 +130,14 @@ func stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 				}
 			}
 			if why != "" {
-				diags = append(diags, Diagnostic{form.Pos, staleMessage(form.Name, why)})
+				diags = append(diags, Diagnostic{form.Pos, staleMessage(form.Name, why) + runGenerate(src, form.Pos, read)})
 				reported = true
 			}
 		}
 		if !reported && len(forms) > 0 {
 			// Only what precedes the forms changed: the enum guards, the
 			// contract version.
-			diags = append(diags, Diagnostic{forms[0].Pos, staleMessage(forms[0].Name, "the header of "+file+" differs")})
+			diags = append(diags, Diagnostic{forms[0].Pos, staleMessage(forms[0].Name, "the header of "+file+" differs") + runGenerate(src, forms[0].Pos, read)})
 		}
 	}
 	return diags
@@ -146,7 +146,7 @@ func stale(src *Source, read func(filename string) ([]byte, error)) []Diagnostic
 // neverGenerated reports every form marked in a package that has no
 // generated file. Most packages have no form: a look at the comments
 // spares them the model.
-func neverGenerated(src *Source) []Diagnostic {
+func neverGenerated(src *Source, read func(filename string) ([]byte, error)) []Diagnostic {
 	if !commentsMention(src.Files, directive.FormComment) {
 		return nil
 	}
@@ -157,7 +157,7 @@ func neverGenerated(src *Source) []Diagnostic {
 	var diags []Diagnostic
 	file := strings.ToLower(src.Pkg.Name()) + "_elicit.go"
 	for _, form := range marked {
-		diags = append(diags, Diagnostic{form.Pos, fmt.Sprintf("no generated code for %s (there is no %s): run go generate", form.Name, file)})
+		diags = append(diags, Diagnostic{form.Pos, fmt.Sprintf("no generated code for %s (there is no %s): ", form.Name, file) + runGenerate(src, form.Pos, read)})
 	}
 	return diags
 }
@@ -177,8 +177,80 @@ func commentsMention(files []*ast.File, text string) bool {
 	return false
 }
 
+// staleMessage begins the report of a form whose generated code is out of
+// date; runGenerate ends it.
 func staleMessage(form, why string) string {
-	return fmt.Sprintf("generated code for %s is out of date (%s): run go generate", form, why)
+	return fmt.Sprintf("generated code for %s is out of date (%s): ", form, why)
+}
+
+// The //go:generate line the README's install section gives, and the
+// tool it runs.
+const (
+	generateLine  = "//go:generate go tool elicitgen"
+	elicitgenTool = "github.com/go-elicit/elicit/cmd/elicitgen"
+)
+
+// runGenerate ends a report that asks for go generate. When no
+// //go:generate line of the package runs elicitgen, go generate would do
+// nothing, so it also says which line to add, to the file of the form at
+// pos, and the tool the line needs.
+func runGenerate(src *Source, pos token.Pos, read func(filename string) ([]byte, error)) string {
+	if generatesWithElicitgen(src, read) {
+		return "run go generate"
+	}
+	file := filepath.Base(src.Fset.Position(pos).Filename)
+	return fmt.Sprintf("run go generate once %s has the line %s (no //go:generate line of package %s runs elicitgen; the line needs the tool: go get -tool %s)",
+		file, generateLine, src.Pkg.Name(), elicitgenTool)
+}
+
+// generatesWithElicitgen reports whether a //go:generate line that runs
+// elicitgen (go tool elicitgen, go run …/cmd/elicitgen, an installed
+// elicitgen) is in a file of src, or in another Go file of its directory:
+// go generate reads test files and files other build tags select too.
+func generatesWithElicitgen(src *Source, read func(filename string) ([]byte, error)) bool {
+	have := map[string]bool{}
+	dir := ""
+	for _, f := range src.Files {
+		tf := src.Fset.File(f.FileStart)
+		if tf == nil {
+			continue
+		}
+		have[tf.Name()] = true
+		dir = filepath.Dir(tf.Name())
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if runsElicitgen(c.Text) && src.Fset.Position(c.Slash).Column == 1 {
+					return true
+				}
+			}
+		}
+	}
+	if dir == "" {
+		return false
+	}
+	others, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, name := range others {
+		if have[name] {
+			continue
+		}
+		b, err := read(name)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if runsElicitgen(strings.TrimSuffix(line, "\r")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runsElicitgen reports whether a line is a //go:generate directive that
+// runs elicitgen.
+func runsElicitgen(line string) bool {
+	args, ok := strings.CutPrefix(line, "//go:generate")
+	return ok && args != "" && (args[0] == ' ' || args[0] == '\t') && strings.Contains(args, "elicitgen")
 }
 
 // writtenByElicitgen reports whether f begins with the generated-file

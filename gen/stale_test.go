@@ -29,10 +29,19 @@ type DeployForm struct {
 }
 `
 
-// staleCase writes a package from src, generates it, then replaces the
-// source with edited and runs stale on the result.
-func staleCase(t *testing.T, dir, src, edited string) []string {
+// generateDoc is a file with the package's //go:generate line.
+const generateDoc = "// Package deploy is a test's.\npackage deploy\n\n" + generateLine + "\n"
+
+// staleCase writes a package from src (with doc.go, its //go:generate
+// line, when withLine), generates it, then replaces the source with edited
+// and runs stale on the result.
+func staleCase(t *testing.T, dir, src, edited string, withLine bool) []string {
 	t.Helper()
+	if withLine {
+		if err := os.WriteFile(filepath.Join(dir, "doc.go"), []byte(generateDoc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	file := filepath.Join(dir, "deploy.go")
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -75,6 +84,9 @@ func TestStale(t *testing.T) {
 			[]string{formLine + "generated code for DeployForm is out of date (its struct tag check in deploy_elicit.go differs): run go generate"}},
 		{"form added", staleSource + "\n//elicit:form\ntype OtherForm struct {\n\tName string `json:\"name\"`\n}\n",
 			[]string{"deploy.go:21: generated code for OtherForm is out of date (deploy_elicit.go has none): run go generate"}},
+		// go generate would do nothing: the report says which line to add.
+		{"no go:generate line", strings.Replace(staleSource, "// Staging environment", "// Staging", 1),
+			[]string{formLine + "generated code for DeployForm is out of date (its schema in deploy_elicit.go differs): run go generate once deploy.go has the line //go:generate go tool elicitgen (no //go:generate line of package deploy runs elicitgen; the line needs the tool: go get -tool github.com/go-elicit/elicit/cmd/elicitgen)"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,7 +94,7 @@ func TestStale(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			got := staleCase(t, dir, staleSource, c.edited)
+			got := staleCase(t, dir, staleSource, c.edited, c.name != "no go:generate line")
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("Stale:\n got: %q\nwant: %q", got, c.want)
 			}
@@ -147,20 +159,47 @@ func TestEnumGuardFailsBuild(t *testing.T) {
 }
 
 // TestStaleNeverGenerated: a package with a form and no generated file at
-// all gets a report at the form.
+// all gets a report at the form. When no //go:generate line of the package
+// runs elicitgen, go generate would do nothing: the report says which line
+// to add, and to which file.
 func TestStaleNeverGenerated(t *testing.T) {
-	dir := scratchPackage(t, map[string]string{"demo.go": mainForm, "other.go": "package demo\n\n// Plain is no form.\ntype Plain struct{}\n"})
-	pkgs, err := Load(dir, []string{"."}, "")
-	if err != nil {
-		t.Fatal(err)
+	const (
+		plain = "demo.go: no generated code for DemoForm (there is no demo_elicit.go): run go generate"
+		hint  = plain + " once demo.go has the line //go:generate go tool elicitgen (no //go:generate line of package demo runs elicitgen; the line needs the tool: go get -tool github.com/go-elicit/elicit/cmd/elicitgen)"
+	)
+	other := func(directive string) string {
+		return "package demo\n\n" + directive + "\n\n// Plain is no form.\ntype Plain struct{}\n"
 	}
-	src := pkgs[0]
-	var got []string
-	for _, d := range stale(src, os.ReadFile) {
-		got = append(got, filepath.Base(src.Fset.Position(d.Pos).Filename)+": "+d.Message)
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"no line", map[string]string{"demo.go": mainForm, "other.go": other("")}, hint},
+		{"go tool", map[string]string{"demo.go": mainForm, "other.go": other("//go:generate go tool elicitgen")}, plain},
+		{"go run", map[string]string{"demo.go": mainForm, "other.go": other("//go:generate\tgo run github.com/go-elicit/elicit/cmd/elicitgen -type DemoForm")}, plain},
+		// go generate reads test files too; the loaded package has none.
+		{"in a test file", map[string]string{"demo.go": mainForm, "other.go": other(""), "demo_test.go": other("//go:generate go tool elicitgen")}, plain},
+		{"another generator", map[string]string{"demo.go": mainForm, "other.go": other("//go:generate go tool stringer -type Plain")}, hint},
+		// Not at the start of its line: go generate does not read it.
+		{"indented", map[string]string{"demo.go": mainForm, "other.go": "package demo\n\n// Plain is no form.\ntype Plain struct {\n\t//go:generate go tool elicitgen\n}\n"}, hint},
+		{"misspelt directive", map[string]string{"demo.go": mainForm, "other.go": other("//go:generateelicitgen")}, hint},
 	}
-	want := "demo.go: no generated code for DemoForm (there is no demo_elicit.go): run go generate"
-	if strings.Join(got, "\n") != want {
-		t.Errorf("Stale: %q, want %q", got, want)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := scratchPackage(t, c.files)
+			pkgs, err := Load(dir, []string{"."}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := pkgs[0]
+			var got []string
+			for _, d := range stale(src, os.ReadFile) {
+				got = append(got, filepath.Base(src.Fset.Position(d.Pos).Filename)+": "+d.Message)
+			}
+			if strings.Join(got, "\n") != c.want {
+				t.Errorf("Stale:\n got %q\nwant %q", got, c.want)
+			}
+		})
 	}
 }

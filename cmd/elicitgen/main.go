@@ -93,7 +93,8 @@
 // Anything else is reported with its position, compiler style, every
 // problem at once, and nothing is written: nested structs, maps, other
 // slices, interfaces, pointers to structs, unknown or malformed tag keys,
-// pattern, defaults that do not fit, duplicate property names,
+// misspelt struct tag names (josn, jsonchema, valdiate: their readers
+// skip them), struct tags reflect.StructTag cannot read, pattern, defaults that do not fit, duplicate property names,
 // directives Go does not read ("// elicit:form" with a space, a misspelt
 // name) or that mark nothing (a blank line between the directive and the
 // type), validate oneof values that are not members of the field's enum

@@ -3,11 +3,7 @@ package ts
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -18,14 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-elicit/elicit/internal/testsupport/interop/nodetest"
 	"github.com/go-elicit/elicit/internal/testsupport/scenario"
 )
 
 const (
-	script     = "interop.mjs"
-	stampFile  = "node_modules/.elicit-interop-stamp"
-	minNode    = 18 // the SDK's engines field
-	npmTimeout = 5 * time.Minute
+	script  = "interop.mjs"
+	minNode = 18 // the SDK's engines field
 	// caseTimeout bounds one node run; the script gives each case 15 s.
 	caseTimeout = 30 * time.Second
 )
@@ -244,12 +239,8 @@ func setUp(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lockFile(filepath.Join(os.TempDir(), "elicit-interop-ts-"+shortHash(dir)+".lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(unlock)
-	ensureModules(t, dir)
+	// No lifecycle scripts: none of the pinned packages has one.
+	nodetest.Install(t, dir, nil, "--ignore-scripts")
 	return node
 }
 
@@ -302,78 +293,11 @@ func requireNode(t *testing.T) string {
 	return node
 }
 
-// ensureModules runs npm ci in dir unless node_modules was installed from
-// the current package.json and package-lock.json.
-func ensureModules(t *testing.T, dir string) {
-	t.Helper()
-	stamp, err := lockStamp(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if have, err := os.ReadFile(filepath.Join(dir, stampFile)); err == nil && string(have) == stamp {
-		return
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Fatal("npm not found on PATH: the TypeScript SDK interop test installs its pinned client with npm ci")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), npmTimeout)
-	defer cancel()
-	// No lifecycle scripts: none of the pinned packages has one.
-	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	cmd.WaitDelay = time.Second
-	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	t.Logf("npm ci: %v", time.Since(start).Round(time.Millisecond))
-	if err := os.WriteFile(filepath.Join(dir, stampFile), []byte(stamp), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// lockStamp hashes package.json and package-lock.json.
-func lockStamp(dir string) (string, error) {
-	h := sha256.New()
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s %d\n", name, len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil)) + "\n", nil
-}
-
 // runNode runs node with args in the test's folder and returns its stdout;
 // stderr goes into the error.
 func runNode(t *testing.T, node string, args ...string) ([]byte, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), caseTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = time.Second
-	err := cmd.Run()
-	switch {
-	case ctx.Err() != nil:
-		return stdout.Bytes(), fmt.Errorf("still running after %v; stderr:\n%s", caseTimeout, stderr.Bytes())
-	case err != nil:
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return stdout.Bytes(), fmt.Errorf("exit %d; stderr:\n%s", exit.ExitCode(), stderr.Bytes())
-		}
-		return stdout.Bytes(), err
-	}
-	return stdout.Bytes(), nil
-}
-
-func shortHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:8])
+	return nodetest.Run(caseTimeout, node, args...)
 }
 
 func str(p *string) string {

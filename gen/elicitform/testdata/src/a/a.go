@@ -64,3 +64,14 @@ type Traps struct {
 	On    bool   `json:"on" validate:"required"`         // want `validate:"required" on a boolean rejects false`
 	PAT   string `json:"github_pat"`                     // want `looks like it asks for a token`
 }
+
+// Keys has misspelt and malformed struct tags, and other libraries' keys.
+//
+//elicit:form
+type Keys struct {
+	Owner  string `josn:"owner"`                                      // want `field Owner: unknown struct tag key "josn": did you mean "json"`
+	Team   string `json:"team" jsonchema:"minLength=3"`               // want `field Team: unknown struct tag key "jsonchema": did you mean "jsonschema"`
+	Email  string `json:"email" valdiate:"email"`                     // want `field Email: unknown struct tag key "valdiate": did you mean "validate"`
+	Region string `json:region`                                       // want `field Region: malformed struct tag: bad syntax for struct tag pair`
+	Other  string `json:"other" yaml:"other" bson:"other" db:"other"` // no misspelling here
+}

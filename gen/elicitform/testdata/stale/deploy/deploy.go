@@ -14,7 +14,7 @@ const (
 // DeployForm asks where to deploy.
 //
 //elicit:form
-type DeployForm struct { // want `generated code for DeployForm is out of date \(its schema in deploy_elicit.go differs\): run go generate`
+type DeployForm struct { // want `generated code for DeployForm is out of date \(its schema in deploy_elicit.go differs\): run go generate once deploy.go has the line //go:generate go tool elicitgen \(no //go:generate line of package deploy runs elicitgen; the line needs the tool: go get -tool github.com/go-elicit/elicit/cmd/elicitgen\)`
 	// Env is the target.
 	Env Environment `json:"env"`
 }

@@ -1,7 +1,7 @@
-// Package peer is linted by a golangci-lint built with the elicit module
-// plugin (golangci_test.go): the test generates its code, then edits the
-// field's doc comment without running go generate again.
+// Package peer is generated, then edited without go generate (golangci_test.go).
 package peer
+
+//go:generate go tool elicitgen
 
 // Form asks for a BGP peer.
 //

@@ -1,6 +1,6 @@
 //go:build unix
 
-package ts
+package nodetest
 
 import (
 	"fmt"
