@@ -67,7 +67,7 @@ func TestTypedToolArguments(t *testing.T) {
 		{"deploy", `{"service":1}`, `"service" must be a string`, true},
 		{"deploy", `{"service":"api","zzz":1}`, `"zzz" is not an argument of this tool`, true},
 		{"deploy", `{"service":"api","replicas":50}`, `"replicas" must be at most 10`, true},
-		{"deploy", `{"service":"api","replicas":1.5}`, `"replicas" must be an integer in range`, true},
+		{"deploy", `{"service":"api","replicas":1.5}`, `"replicas" must be an integer`, true},
 		{"deploy", `[1]`, `arguments must be an object`, true},
 		{"greet", `{"name":"ada"}`, "hello ada", false},
 		{"greet", `{}`, `invalid arguments for tool "greet": "name" is required`, true},

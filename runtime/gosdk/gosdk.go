@@ -132,10 +132,12 @@ func serve[Out any](ctx context.Context, a *Adapter, tool string, nilH bool, req
 	return res, out, herr
 }
 
-// askingArgs is the decoder of a tool that asks for its missing
-// arguments, or nil when opts do not make it ask.
+// askingArgs is the decoder of a tool that asks for its missing arguments
+// or has an inputSchema of its own (which the decoder checks, every
+// failing property named and formats included, as runtime.AddTool does),
+// or nil: the go-sdk checks the schema it infers from In.
 func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArgs[In] {
-	if len(opts) == 0 {
+	if len(opts) == 0 && t.InputSchema == nil {
 		return nil
 	}
 	var own json.RawMessage
@@ -147,8 +149,8 @@ func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArg
 		own = raw
 	}
 	args, _ := runtime.NewToolArgs[In](t.Name, own, opts...)
-	if !args.Asks() {
-		return nil
+	if !args.Asks() && own == nil {
+		return nil // the go-sdk checks the schema it infers
 	}
 	return args
 }
