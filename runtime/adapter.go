@@ -194,11 +194,8 @@ type ToolArgs[In any] struct {
 // generated form); the ToolArgs is usable either way.
 func NewToolArgs[In any](tool string, schema json.RawMessage, opts ...ToolOption) (*ToolArgs[In], error) {
 	t := Tool{Name: tool, InputSchema: schema}
-	ta := &ToolArgs[In]{tool: tool, decode: newArgsDecoder[In](&t)}
-	ta.schema = t.InputSchema
-	var err error
-	ta.ask, err = toolAsker[In](tool, opts)
-	return ta, err
+	ask, err := toolAsker[In](&t, opts)
+	return &ToolArgs[In]{tool: tool, decode: newArgsDecoder[In](&t), schema: t.InputSchema, ask: ask}, err
 }
 
 // InputSchema is the inputSchema to list for the tool: its own, else the

@@ -109,7 +109,7 @@ func TestAskMissing(t *testing.T) {
 		})
 		t.Run("other problems are not asked about", func(t *testing.T) {
 			c.Call(t, "greet", map[string]any{"name": 5}).WantError(t, `invalid arguments for tool "greet": "count" is required; "name" must be a string`)
-			c.Call(t, "greet", map[string]any{"name": "Ada", "extra": 1}).WantError(t, `"extra" is not a property of the form`)
+			c.Call(t, "greet", map[string]any{"name": "Ada", "extra": 1}).WantError(t, `"extra" is not an argument of this tool`)
 		})
 		t.Run("without AskMissing", func(t *testing.T) {
 			c.Call(t, "plain", map[string]any{"name": "Ada"}).WantError(t, `invalid arguments for tool "plain": "count" is required`)
@@ -163,7 +163,7 @@ func TestToolArgs(t *testing.T) {
 	if err != nil || !form.Asks() {
 		t.Fatalf("form: %v, asks %v", err, form.Asks())
 	}
-	if _, required := schemaShape(t, form.InputSchema()); !slices.Equal(required, []string{"count", "name"}) {
+	if _, required := schemaShape(t, form.InputSchema()); len(required) != 0 {
 		t.Errorf("schema %s", form.InputSchema())
 	}
 	_, res, err := form.Decode(json.RawMessage(`{"name":"Ada"}`), runtime.Version20251125, runtime.ErrElicitUnsupported, nil)

@@ -125,8 +125,8 @@ func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToo
 		s.AddTool(t, nil) // registered to fail, and logged
 		return
 	}
+	ask := newToolAsker[In](s, &t, opts)
 	decode := newArgsDecoder[In](&t)
-	ask := newToolAsker[In](s, t.Name, opts)
 	s.AddTool(t, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		if err := decode(req.Arguments, &in); err != nil {
