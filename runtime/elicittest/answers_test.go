@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -80,4 +81,34 @@ func TestReplyError(t *testing.T) {
 	r := &recorder{TB: t}
 	elicittest.Handle(r, ask, struct{}{}, elicittest.ReplyError(0, "x"))
 	r.want(t, "ReplyError: code 0", "ReplyError: code 0", "ReplyError: code 0")
+}
+
+// TestHandleServed: HandleServed calls the one tool of the server serve
+// returns (here a runtime one) over HTTP on every version, named after the
+// handler; misuse fails the test before anything is called.
+func TestHandleServed(t *testing.T) {
+	ask := func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
+		f, err := runtime.Elicit[dateform.LeaveForm](ctx, "When?")
+		if err != nil {
+			return nil, err
+		}
+		return runtime.TextResult(req.Name + " " + f.Reason), nil
+	}
+	serve := func(tool string) http.Handler {
+		srv := runtime.NewServer(runtime.Options{Name: "served"})
+		runtime.AddTool(srv, runtime.Tool{Name: tool}, ask)
+		return srv
+	}
+	answer := elicittest.Accept(dateform.LeaveForm{Until: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Reason: "rest", Days: 1, Kind: "sick"})
+	rs := elicittest.HandleServed(t, ask, serve, nil, answer)
+	if len(rs) != 3 {
+		t.Fatalf("%d results", len(rs))
+	}
+	rs.WantText(t, "elicittest_test.TestHandleServed.func1 rest")
+
+	r := &recorder{TB: t}
+	elicittest.HandleServed(r, nil, serve, nil)
+	elicittest.HandleServed(r, ask, nil, nil)
+	elicittest.HandleServed(r, ask, func(string) http.Handler { return nil }, nil)
+	r.want(t, "give it the handler function", "give it the handler function", "returned no http.Handler")
 }
