@@ -194,8 +194,9 @@ type ToolArgs[In any] struct {
 // generated form); the ToolArgs is usable either way.
 func NewToolArgs[In any](tool string, schema json.RawMessage, opts ...ToolOption) (*ToolArgs[In], error) {
 	t := Tool{Name: tool, InputSchema: schema}
+	decode := newArgsDecoder[In](&t)
 	ask, err := toolAsker[In](&t, opts)
-	return &ToolArgs[In]{tool: tool, decode: newArgsDecoder[In](&t), schema: t.InputSchema, ask: ask}, err
+	return &ToolArgs[In]{tool: tool, decode: decode, schema: t.InputSchema, ask: ask}, err
 }
 
 // InputSchema is the inputSchema to list for the tool: its own, else the

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,5 +86,31 @@ func TestTypedToolArguments(t *testing.T) {
 		if isErr != tc.isError || !strings.Contains(text, tc.want) {
 			t.Errorf("%s %s: %q (isError %v), want %q (isError %v)", tc.tool, tc.args, text, isErr, tc.want, tc.isError)
 		}
+	}
+}
+
+// TestOwnInputSchemaEnforced: a tool's own inputSchema is what its
+// arguments are checked against, every failing property named; one that
+// cannot be resolved panics at registration, naming the tool.
+func TestOwnInputSchemaEnforced(t *testing.T) {
+	tool := Tool{Name: "own", InputSchema: json.RawMessage(`{"type":"object","properties":{"service":{"type":"string","minLength":3},"replicas":{"type":"integer","maximum":5}},"required":["service"]}`)}
+	decode := newArgsDecoder[deployArgs](&tool)
+	var in deployArgs
+	err := decode(json.RawMessage(`{"service":"ab","replicas":9}`), &in)
+	if err == nil || err.Error() != `elicit: invalid content: "replicas" must be at most 5; "service" must be at least 3 characters` {
+		t.Errorf("got %v", err)
+	}
+	if err := decode(json.RawMessage(`{"service":"abc","replicas":5}`), &in); err != nil || in.Service != "abc" || in.Replicas != 5 {
+		t.Errorf("got %v, %+v", err, in)
+	}
+	for _, bad := range []string{`{"properties":{"a":{"$ref":"#/$defs/nope"}}}`, `{"type":`, `{"properties":{"a":{"pattern":"("}}}`} {
+		func() {
+			defer func() {
+				if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), `AddTool "bad"`) {
+					t.Errorf("%s: panic %v", bad, v)
+				}
+			}()
+			newArgsDecoder[deployArgs](&Tool{Name: "bad", InputSchema: json.RawMessage(bad)})
+		}()
 	}
 }

@@ -210,11 +210,12 @@ func newToolAsker[In any](s *Server, t *Tool, opts []ToolOption) *missingAsker {
 }
 
 // toolAsker is the missingAsker opts ask for, or nil; the error says why an
-// AskMissing among them does nothing. Called before newArgsDecoder: when t
-// has no inputSchema of its own, it sets the form's, with the properties it
-// asks for optional (a client that enforces required, as UI clients do,
-// can then call without them) and their descriptions saying they are asked
-// for.
+// AskMissing among them does nothing. Called after newArgsDecoder: when t's
+// inputSchema is the form's (newArgsDecoder set it), it lists the
+// properties asked for as optional (a client that enforces required, as UI
+// clients do, can then call without them), their descriptions saying they
+// are asked for; the form's decoder still requires them, which is what
+// makes the call ask.
 func toolAsker[In any](t *Tool, opts []ToolOption) (*missingAsker, error) {
 	var o toolOptions
 	for _, opt := range opts {
@@ -233,8 +234,8 @@ func toolAsker[In any](t *Tool, opts []ToolOption) (*missingAsker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("AskMissing cannot ask for this form: %w", err)
 	}
-	if len(t.InputSchema) == 0 {
-		schema, err := askedOptional(formArgsSchema[In](t.Name), a.required)
+	if bytes.Equal(t.InputSchema, formArgsSchema[In](t.Name)) {
+		schema, err := askedOptional(t.InputSchema, a.required)
 		if err != nil {
 			return nil, fmt.Errorf("AskMissing cannot ask for this form: %w", err)
 		}

@@ -109,7 +109,7 @@ func TestAskMissing(t *testing.T) {
 		})
 		t.Run("other problems are not asked about", func(t *testing.T) {
 			c.Call(t, "greet", map[string]any{"name": 5}).WantError(t, `invalid arguments for tool "greet": "count" is required; "name" must be a string`)
-			c.Call(t, "greet", map[string]any{"name": "Ada", "extra": 1}).WantError(t, `"extra" is not an argument of this tool`)
+			c.Call(t, "greet", map[string]any{"name": "Ada", "extra": 1}).WantError(t, `"extra" is not a property of the form`)
 		})
 		t.Run("without AskMissing", func(t *testing.T) {
 			c.Call(t, "plain", map[string]any{"name": "Ada"}).WantError(t, `invalid arguments for tool "plain": "count" is required`)
