@@ -103,6 +103,11 @@ func TestOwnInputSchemaEnforced(t *testing.T) {
 	if err := decode(json.RawMessage(`{"service":"abc","replicas":5}`), &in); err != nil || in.Service != "abc" || in.Replicas != 5 {
 		t.Errorf("got %v, %+v", err, in)
 	}
+	// What the schema says of the object as a whole is checked too.
+	whole := newArgsDecoder[deployArgs](&Tool{Name: "whole", InputSchema: json.RawMessage(`{"type":"object","minProperties":1,"properties":{"service":{"type":"string"}}}`)})
+	if err := whole(json.RawMessage(`{}`), &in); err == nil || !strings.Contains(err.Error(), "minProperties") {
+		t.Errorf("minProperties: %v", err)
+	}
 	for _, bad := range []string{`{"properties":{"a":{"$ref":"#/$defs/nope"}}}`, `{"type":`, `{"properties":{"a":{"pattern":"("}}}`} {
 		func() {
 			defer func() {

@@ -89,12 +89,25 @@ func newArgsSchema(raw json.RawMessage) (*argsSchema, error) {
 		a.closed = true
 		rest.AdditionalProperties = nil
 	}
+	if onlyAnnotations(rest) {
+		return a, nil // nothing left to check but that the arguments are an object (check)
+	}
 	whole, err := rest.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("the inputSchema cannot be resolved: %w", err)
 	}
 	a.whole = whole
 	return a, nil
+}
+
+// onlyAnnotations reports whether s, less its placeholder properties,
+// asserts nothing but type object.
+func onlyAnnotations(s jsonschema.Schema) bool {
+	s.Properties, s.Type = nil, ""
+	s.ID, s.Schema, s.Comment, s.Title, s.Description = "", "", "", "", ""
+	s.Defs, s.Definitions, s.Default, s.Examples = nil, nil, nil, nil
+	b, err := json.Marshal(&s)
+	return err == nil && (string(b) == "{}" || string(b) == "true")
 }
 
 func mergeDefs(root, own map[string]*jsonschema.Schema) map[string]*jsonschema.Schema {
@@ -128,8 +141,10 @@ func (a *argsSchema) check(raw json.RawMessage) []Problem {
 		return []Problem{{Message: "the arguments must be a JSON object"}}
 	}
 	var problems []Problem
-	if err := a.whole.Validate(v); err != nil {
-		problems = append(problems, Problem{Message: schemaProblem(err, nil)})
+	if a.whole != nil { // nil: nothing but the properties to check
+		if err := a.whole.Validate(v); err != nil {
+			problems = append(problems, Problem{Message: schemaProblem(err, nil)})
+		}
 	}
 	if a.props == nil || !isObj {
 		return problems
