@@ -184,13 +184,13 @@ func NewToolArgs[In any](tool string, schema json.RawMessage, opts ...ToolOption
 }
 
 // newToolArgs is NewToolArgs for tool t, whose empty InputSchema it sets
-// to In's.
+// to In's (the arguments decoder does; the asker then reads it).
 func newToolArgs[In any](t *Tool, opts []ToolOption) (*ToolArgs[In], error) {
-	ask, err := toolAsker[In](t.Name, opts)
+	decode := newArgsDecoder[In](t)
+	ask, err := toolAsker[In](t, opts)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	decode := newArgsDecoder[In](t)
 	return &ToolArgs[In]{tool: t.Name, schema: t.InputSchema, decode: decode, ask: ask}, nil
 }
 

@@ -15,44 +15,65 @@ import (
 )
 
 // argsDecoder decodes the arguments of a typed tool into an In the way its
-// inputSchema, as tools/list shows it, promises: a tool's arguments are
-// checked as strictly as a form's content.
+// inputSchema, as tools/list shows it, promises: a call whose arguments
+// break it gets every failing property named, and the handler does not run.
 //
-//   - When In is a generated form (elicitgen -type, or //elicit:form), its
-//     generated schema is the inputSchema and its generated decoder decodes
-//     the arguments: types, required, enums, bounds, formats, unknown keys,
-//     validate tags.
-//   - Otherwise the schema is reflected from In (invopop/jsonschema) and the
-//     arguments must be an object, hold every required property, name no
-//     property the schema does not allow (additionalProperties false),
-//     have the types of In's fields, and pass In's validate tags.
+//   - When In is a generated form (elicitgen -type, or //elicit:form) and
+//     the tool has no inputSchema of its own, the form's generated schema
+//     is the inputSchema and its generated decoder decodes the arguments:
+//     types, required, enums, bounds, formats, unknown keys, validate tags.
+//   - Otherwise the inputSchema (the tool's own, or else reflected from In
+//     with invopop/jsonschema) is checked by a JSON Schema validator
+//     (google/jsonschema-go, every keyword; the formats email, uri, date and
+//     date-time are checked too), and then the arguments are decoded into In
+//     (encoding/json, or In's generated decoder) and In's validate tags
+//     checked.
 //
 // Errors name the property, as a *ContentError does.
 type argsDecoder[In any] func(raw json.RawMessage, in *In) error
 
 // newArgsDecoder returns In's decoder and sets t.InputSchema when it is
-// empty. A tool with its own InputSchema keeps it; In is then decoded
-// leniently (only types), since the schema may not be In's.
+// empty. It panics when the inputSchema is not a JSON Schema that can be
+// resolved: nothing could be checked against it.
 func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
-	if _, ok := any(new(In)).(formcore.Form); ok {
+	_, isForm := any(new(In)).(formcore.Form)
+	if isForm && len(t.InputSchema) == 0 {
 		return newFormArgsDecoder[In](t)
 	}
-	if len(t.InputSchema) > 0 {
-		return func(raw json.RawMessage, in *In) error { return decodeArgs(raw, in, argsRules{}) }
+	if len(t.InputSchema) == 0 {
+		r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
+		sch := r.Reflect(new(In))
+		sch.Version = ""
+		raw, err := json.Marshal(sch)
+		if err != nil {
+			panic(fmt.Sprintf("elicit: AddTool %q: reflecting input schema: %v", t.Name, err))
+		}
+		t.InputSchema = raw
 	}
-	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
-	sch := r.Reflect(new(In))
-	sch.Version = ""
-	raw, err := json.Marshal(sch)
+	schema, err := newArgsSchema(t.InputSchema)
 	if err != nil {
-		panic(fmt.Sprintf("elicit: AddTool %q: reflecting input schema: %v", t.Name, err))
+		panic(fmt.Sprintf("elicit: AddTool %q: %v", t.Name, err))
 	}
-	t.InputSchema = raw
-	rules := argsRules{required: slices.Clone(sch.Required)}
-	if sch.AdditionalProperties != nil && reflect.DeepEqual(sch.AdditionalProperties, jsonschema.FalseSchema) && sch.Properties != nil {
-		rules.known = map[string]bool{}
-		for p := sch.Properties.Oldest(); p != nil; p = p.Next() {
-			rules.known[p.Key] = true
+	if isForm {
+		decode := newFormArgsDecoder[In](t)
+		return func(raw json.RawMessage, in *In) error {
+			problems := schema.checkArgs(raw)
+			err := decode(raw, in)
+			if problems == nil {
+				return err
+			}
+			// Both say what they find: the schema's problems, and the
+			// form's about other properties.
+			var ce *ContentError
+			if errors.As(err, &ce) {
+				for _, p := range ce.Problems {
+					if !slices.ContainsFunc(problems, func(q Problem) bool { return q.Property == p.Property }) {
+						problems = append(problems, p)
+					}
+				}
+				slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Property, b.Property) })
+			}
+			return &ContentError{Problems: problems}
 		}
 	}
 	// validate tags are checked on the struct In is or points to.
@@ -62,7 +83,10 @@ func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
 	}
 	validated := st.Kind() == reflect.Struct && hasValidateTags(st)
 	return func(raw json.RawMessage, in *In) error {
-		if err := decodeArgs(raw, in, rules); err != nil {
+		if problems := schema.checkArgs(raw); problems != nil {
+			return &ContentError{Problems: problems}
+		}
+		if err := decodeArgs(raw, in); err != nil {
 			return err
 		}
 		if !validated {
@@ -79,21 +103,10 @@ func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
 	}
 }
 
-// argsRules are what a reflected inputSchema says of the arguments object.
-type argsRules struct {
-	required []string        // properties that must be present and not null
-	known    map[string]bool // the only properties allowed (exact names); nil: any
-}
-
 // newFormArgsDecoder serves a generated form as a tool's arguments.
 func newFormArgsDecoder[In any](t *Tool) argsDecoder[In] {
 	if len(t.InputSchema) == 0 {
-		d := any(new(In)).(formcore.Form).ElicitForm()
-		schema, err := FormSchema(d, Version20251125)
-		if err != nil {
-			panic(fmt.Sprintf("elicit: AddTool %q: form %s as arguments: %v", t.Name, formName(d), err))
-		}
-		t.InputSchema = schema
+		t.InputSchema = formArgsSchema[In](t.Name)
 	}
 	return func(raw json.RawMessage, in *In) error {
 		if isAbsent(raw) {
@@ -103,46 +116,48 @@ func newFormArgsDecoder[In any](t *Tool) argsDecoder[In] {
 	}
 }
 
+// formArgsSchema is the inputSchema of a tool whose arguments are the
+// generated form *In: the form's schema, closed (additionalProperties
+// false) as its decoder is.
+func formArgsSchema[In any](tool string) json.RawMessage {
+	d := any(new(In)).(formcore.Form).ElicitForm()
+	schema, err := FormSchema(d, Version20251125)
+	if err != nil || len(schema) < 2 || schema[0] != '{' {
+		panic(fmt.Sprintf("elicit: AddTool %q: form %s as arguments: %v", tool, formName(d), err))
+	}
+	return slices.Concat([]byte(`{"additionalProperties":false,`), schema[1:])
+}
+
 func isAbsent(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || string(raw) == "null"
 }
 
-// decodeArgs decodes the arguments object into in with encoding/json, after
-// checking its property names exactly as the schema has them (encoding/json
-// would match "NOTE" to "note"): no unknown ones, every required one present
-// and not null. It words encoding/json's errors by property.
-func decodeArgs[In any](raw json.RawMessage, in *In, rules argsRules) error {
+// checkArgs is check for arguments that may be absent (no arguments: {}).
+// It returns nil when they satisfy the schema, the problems sorted by
+// property otherwise.
+func (a *argsSchema) checkArgs(raw json.RawMessage) []Problem {
 	if isAbsent(raw) {
 		raw = json.RawMessage("{}")
 	}
-	var problems []Problem
-	if len(rules.required) > 0 || rules.known != nil {
-		var present map[string]json.RawMessage
-		if json.Unmarshal(raw, &present) != nil {
-			return &ContentError{Problems: []Problem{{Message: "the arguments must be a JSON object"}}}
-		}
-		for _, name := range rules.required {
-			if v, ok := present[name]; !ok || string(bytes.TrimSpace(v)) == "null" {
-				problems = append(problems, Problem{Property: name, Message: "is required"})
-			}
-		}
-		if rules.known != nil {
-			for name := range present {
-				if !rules.known[name] {
-					problems = append(problems, Problem{Property: name, Message: "is not an argument of this tool"})
-				}
-			}
-		}
-	}
-	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(in); err != nil {
-		problems = append(problems, argsProblem(err))
-	}
+	problems := a.check(raw)
 	if len(problems) == 0 {
 		return nil
 	}
 	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Property, b.Property) })
-	return &ContentError{Problems: problems}
+	return problems
+}
+
+// decodeArgs decodes the arguments object, checked against the schema
+// already, into in with encoding/json, and words its errors by property.
+func decodeArgs[In any](raw json.RawMessage, in *In) error {
+	if isAbsent(raw) {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(in); err != nil {
+		return &ContentError{Problems: []Problem{argsProblem(err)}}
+	}
+	return nil
 }
 
 // argsProblem words an encoding/json error about the arguments.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,7 +68,7 @@ func TestTypedToolArguments(t *testing.T) {
 		{"deploy", `{"service":1}`, `"service" must be a string`, true},
 		{"deploy", `{"service":"api","zzz":1}`, `"zzz" is not an argument of this tool`, true},
 		{"deploy", `{"service":"api","replicas":50}`, `"replicas" must be at most 10`, true},
-		{"deploy", `{"service":"api","replicas":1.5}`, `"replicas" must be an integer in range`, true},
+		{"deploy", `{"service":"api","replicas":1.5}`, `"replicas" must be an integer`, true},
 		{"deploy", `[1]`, `arguments must be an object`, true},
 		{"greet", `{"name":"ada"}`, "hello ada", false},
 		{"greet", `{}`, `invalid arguments for tool "greet": "name" is required`, true},
@@ -85,5 +86,36 @@ func TestTypedToolArguments(t *testing.T) {
 		if isErr != tc.isError || !strings.Contains(text, tc.want) {
 			t.Errorf("%s %s: %q (isError %v), want %q (isError %v)", tc.tool, tc.args, text, isErr, tc.want, tc.isError)
 		}
+	}
+}
+
+// TestOwnInputSchemaEnforced: a tool's own inputSchema is what its
+// arguments are checked against, every failing property named; one that
+// cannot be resolved panics at registration, naming the tool.
+func TestOwnInputSchemaEnforced(t *testing.T) {
+	tool := Tool{Name: "own", InputSchema: json.RawMessage(`{"type":"object","properties":{"service":{"type":"string","minLength":3},"replicas":{"type":"integer","maximum":5}},"required":["service"]}`)}
+	decode := newArgsDecoder[deployArgs](&tool)
+	var in deployArgs
+	err := decode(json.RawMessage(`{"service":"ab","replicas":9}`), &in)
+	if err == nil || err.Error() != `elicit: invalid content: "replicas" must be at most 5; "service" must be at least 3 characters` {
+		t.Errorf("got %v", err)
+	}
+	if err := decode(json.RawMessage(`{"service":"abc","replicas":5}`), &in); err != nil || in.Service != "abc" || in.Replicas != 5 {
+		t.Errorf("got %v, %+v", err, in)
+	}
+	// What the schema says of the object as a whole is checked too.
+	whole := newArgsDecoder[deployArgs](&Tool{Name: "whole", InputSchema: json.RawMessage(`{"type":"object","minProperties":1,"properties":{"service":{"type":"string"}}}`)})
+	if err := whole(json.RawMessage(`{}`), &in); err == nil || !strings.Contains(err.Error(), "minProperties") {
+		t.Errorf("minProperties: %v", err)
+	}
+	for _, bad := range []string{`{"properties":{"a":{"$ref":"#/$defs/nope"}}}`, `{"type":`, `{"properties":{"a":{"pattern":"("}}}`} {
+		func() {
+			defer func() {
+				if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), `AddTool "bad"`) {
+					t.Errorf("%s: panic %v", bad, v)
+				}
+			}()
+			newArgsDecoder[deployArgs](&Tool{Name: "bad", InputSchema: json.RawMessage(bad)})
+		}()
 	}
 }

@@ -26,6 +26,12 @@ type toolOptions struct {
 //
 //	runtime.AddTool(srv, tool, execute, runtime.AskMissing("Which command should run?"))
 //
+// The tool's inputSchema (the form's, when the tool has none of its own)
+// lists the arguments it asks for as optional, their descriptions ending
+// "Asked for when missing.", so that a client that enforces required (a UI
+// client disables its call button) can call without them; the handler
+// still gets them, or does not run.
+//
 // The question is the argument form restricted to the missing required
 // properties (their schema as the client's protocol version has it); the
 // arguments the caller gave are kept, and the answers join them before the
@@ -193,8 +199,13 @@ func missingResult(missing []string) *CallToolResult {
 }
 
 // toolAsker is the missingAsker opts ask for, or nil; the error says why an
-// AskMissing among them does nothing.
-func toolAsker[In any](tool string, opts []ToolOption) (*missingAsker, error) {
+// AskMissing among them does nothing. Called after newArgsDecoder: when t's
+// inputSchema is the form's (newArgsDecoder set it), it lists the
+// properties asked for as optional (a client that enforces required, as UI
+// clients do, can then call without them), their descriptions saying they
+// are asked for; the form's decoder still requires them, which is what
+// makes the call ask.
+func toolAsker[In any](t *Tool, opts []ToolOption) (*missingAsker, error) {
 	var o toolOptions
 	for _, opt := range opts {
 		if opt != nil {
@@ -208,9 +219,54 @@ func toolAsker[In any](tool string, opts []ToolOption) (*missingAsker, error) {
 	if !ok {
 		return nil, errors.New("AskMissing needs arguments of a generated form type: mark the arguments struct //elicit:form and run go generate, or leave AskMissing out")
 	}
-	a, err := newMissingAsker(tool, o.message, f.ElicitForm())
+	a, err := newMissingAsker(t.Name, o.message, f.ElicitForm())
 	if err != nil {
 		return nil, fmt.Errorf("AskMissing cannot ask for this form: %w", err)
 	}
+	if bytes.Equal(t.InputSchema, formArgsSchema[In](t.Name)) {
+		schema, err := askedOptional(t.InputSchema, a.required)
+		if err != nil {
+			return nil, fmt.Errorf("AskMissing cannot ask for this form: %w", err)
+		}
+		t.InputSchema = schema
+	}
 	return a, nil
+}
+
+// askedSuffix ends the description of a property AskMissing asks for.
+const askedSuffix = "Asked for when missing."
+
+// askedOptional is the form's inputSchema raw with the properties asked
+// leaves out of required, their descriptions saying they are asked for.
+func askedOptional(raw json.RawMessage, asked []string) (json.RawMessage, error) {
+	var schema map[string]any
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, fmt.Errorf("decoding the form's schema: %w", err)
+	}
+	props, _ := schema["properties"].(map[string]any)
+	var keep []any
+	if l, ok := schema["required"].([]any); ok {
+		for _, r := range l {
+			if s, ok := r.(string); !ok || !slices.Contains(asked, s) {
+				keep = append(keep, r)
+			}
+		}
+	}
+	for _, name := range asked {
+		p, ok := props[name].(map[string]any)
+		if !ok {
+			continue
+		}
+		if d, _ := p["description"].(string); d != "" {
+			p["description"] = strings.TrimRight(d, " ") + " " + askedSuffix
+		} else {
+			p["description"] = askedSuffix
+		}
+	}
+	if len(keep) == 0 {
+		delete(schema, "required")
+	} else {
+		schema["required"] = keep
+	}
+	return json.Marshal(schema)
 }

@@ -112,17 +112,20 @@ func ErrorResult(format string, args ...any) *CallToolResult {
 type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
 
 // AddTool registers a tool with a typed argument struct, decoded from each
-// call's arguments as strictly as its inputSchema says: arguments that do
-// not match give an isError result naming every failing property. The
-// schema is t.InputSchema when set; otherwise, when *In is a generated form
-// (an //elicit:form struct, or one named with elicitgen -type), the form's
-// schema and its generated decoder, with its enums, bounds and validate
-// tags; otherwise In's JSON Schema, reflected once here with
-// invopop/jsonschema (required properties, no unknown ones, In's field
-// types and validate tags). opts adjust the tool (AskMissing). It panics
-// (see "Set-up mistakes panic" in the package doc) on a Server not made by
-// NewServer, a tool with no Name, a nil h, and AskMissing for an In that is
-// not a generated form.
+// call's arguments as strictly as the inputSchema tools/list shows:
+// arguments that do not match give an isError result naming every failing
+// property, and h does not run. The schema is t.InputSchema when set;
+// otherwise, when *In is a generated form (an //elicit:form struct, or one
+// named with elicitgen -type), the form's schema and its generated decoder,
+// with its enums, bounds and validate tags; otherwise In's JSON Schema,
+// reflected once here with invopop/jsonschema. A schema that is not the
+// form's is checked with a JSON Schema validator (google/jsonschema-go:
+// every keyword, and the formats email, uri, date and date-time) before
+// the arguments are decoded into In and In's validate tags checked; an
+// inputSchema that cannot be resolved panics here. opts adjust the tool
+// (AskMissing). It panics (see "Set-up mistakes panic" in the package doc)
+// on a Server not made by NewServer, a tool with no Name, a nil h, and
+// AskMissing for an In that is not a generated form.
 func AddTool[In any](s *Server, t Tool, h func(ctx context.Context, req *CallToolRequest, in In) (*CallToolResult, error), opts ...ToolOption) {
 	s.mustRegister("AddTool", t.Name, h == nil)
 	args, err := newToolArgs[In](&t, opts)

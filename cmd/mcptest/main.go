@@ -34,12 +34,19 @@
 //	                   2025-06-18 --elicit=form sends {}, its only shape.
 //	                   Without --elicit no elicitation capability is declared.
 //	                   (--elicit takes no separate argument: write --elicit=url.)
-//	--protocol VERSION 2025-06-18 (default), 2025-11-25, 2025-03-26 or
-//	                   2026-07-28. The first three run the initialize handshake
-//	                   with a session; 2026-07-28 is sessionless, sends _meta
-//	                   (over HTTP also the Mcp-Method / Mcp-Name headers) on
-//	                   every request and answers input_required results by
-//	                   retrying.
+//	--protocol VERSION 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26.
+//	                   2026-07-28 is sessionless, sends _meta (over HTTP also
+//	                   the Mcp-Method / Mcp-Name headers) on every request and
+//	                   answers input_required results by retrying; the others
+//	                   run the initialize handshake with a session. Without
+//	                   --protocol mcptest speaks the newest version the server
+//	                   offers: 2026-07-28 when its server/discover lists it
+//	                   (tried for at most 10s), else the newest version listed
+//	                   in its -32022 error's data.supported or, without that,
+//	                   the version the server picks in answer to an
+//	                   initialize asking for 2025-11-25 (--trace shows the
+//	                   attempt that failed). Over --stdio the server is
+//	                   started again for the second attempt.
 //	--timeout D        bound on the whole run (default 30s; 0 for none)
 //	--trace            print every HTTP exchange (method, URL, status, MCP
 //	                   headers, bodies) and every SSE frame (id, event, data),

@@ -58,7 +58,7 @@ func (c *Client) Transport() string {
 // left unasked, when Accept of a generated form meets another form, and
 // when no result arrives within the server's CallTimeout. A JSON-RPC error
 // response is no failure by itself: it is the Result's Err, for
-// WantRPCError.
+// WantRPCError; nor is a call a [ReplyError] ends on 2026-07-28.
 func (c *Client) Call(t testing.TB, tool string, args any, answers ...Answer) *Result {
 	t.Helper()
 	if c == nil || c.mc == nil {
@@ -86,12 +86,14 @@ func (c *Client) Call(t testing.TB, tool string, args any, answers ...Answer) *R
 
 	cl.mu.Lock()
 	res.asked = cl.asked
-	problems, unused := cl.problems, cl.answers
+	problems, unused, gaveUp := cl.problems, cl.answers, cl.gaveUp
 	cl.mu.Unlock()
 	var rpcErr *mcpclient.RPCError
 	switch {
 	case err == nil:
 		res.fill(out)
+	case gaveUp != "":
+		res.Err = fmt.Errorf("elicittest: answered %s, which 2026-07-28 cannot send (an input request has no error answer): the client gave up the call: %w", gaveUp, err)
 	case errors.As(err, &rpcErr):
 		res.Err = &runtime.RPCError{Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
 	case ctx.Err() != nil:
@@ -153,7 +155,7 @@ func checkScript(answers []Answer) error {
 		switch {
 		case a.err != nil:
 			return fmt.Errorf("answer %d: %w", i+1, a.err)
-		case a.action == "" && a.respond == nil:
+		case a.action == "" && a.respond == nil && a.rpcErr == nil:
 			return fmt.Errorf("answer %d is the zero Answer: build answers with elicittest.Accept, Decline, Cancel or another constructor", i+1)
 		}
 	}
@@ -178,6 +180,14 @@ func (c *Client) onElicit(_ context.Context, p mcpclient.ElicitParams) (mcpclien
 		protocol:      c.protocol,
 	}
 	a := cl.next(e)
+	if a.rpcErr != nil {
+		if c.protocol == runtime.Version20260728 {
+			cl.mu.Lock()
+			cl.gaveUp = a.desc
+			cl.mu.Unlock()
+		}
+		return mcpclient.ElicitResult{}, a.rpcErr
+	}
 	return mcpclient.ElicitResult{Action: a.action, Content: a.content}, nil
 }
 
@@ -190,6 +200,7 @@ type call struct {
 	respond  func(Elicitation) Answer // answers the rest, once reached
 	asked    []Elicitation
 	problems []string
+	gaveUp   string // the ReplyError that ended a 2026-07-28 call
 }
 
 // next picks the answer to elicitation e and records both.
@@ -213,7 +224,7 @@ func (cl *call) next(e Elicitation) Answer {
 		problem = "has no scripted answer: add one to the Call (elicittest.Accept, Decline, Cancel, ...); it was canceled"
 	case respond != nil:
 		a = respond(e)
-		if a.respond != nil || (a.action == "" && a.err == nil) {
+		if a.respond != nil || (a.action == "" && a.err == nil && a.rpcErr == nil) {
 			problem = fmt.Sprintf("Respond's function returned %v, which cannot answer: return Accept, Decline, Cancel, ...; it was canceled", a)
 		}
 	}

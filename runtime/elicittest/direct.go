@@ -3,6 +3,7 @@ package elicittest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	goruntime "runtime"
 	"runtime/debug"
@@ -68,15 +69,36 @@ func HandleTool(t testing.TB, h runtime.ToolHandler, args any, answers ...Answer
 	return handle(t, funcName(h), h, args, answers)
 }
 
+// HandleServed is [Handle] for a handler of another MCP library, for the
+// test helpers of the adapters (runtime/gosdk/gosdktest,
+// runtime/mcpgo/mcpgotest), which build on it and keep elicittest free of
+// those libraries: serve returns the Streamable HTTP handler of a server
+// whose one tool, named tool, runs h. HandleServed names the tool after h's
+// function, serves it on loopback, calls it over HTTP once on each
+// protocol version ([Protocols]) with args (as given to [Client.Call])
+// and answers, and returns the results; everything it starts has stopped
+// when it returns.
+func HandleServed(t testing.TB, h any, serve func(tool string) http.Handler, args any, answers ...Answer) Results {
+	t.Helper()
+	if h == nil || reflect.ValueOf(h).Kind() != reflect.Func || reflect.ValueOf(h).IsNil() || serve == nil {
+		t.Fatal("elicittest: HandleServed: give it the handler function and a serve function")
+		return nil
+	}
+	name := funcName(h)
+	hh := serve(name)
+	if hh == nil {
+		t.Fatalf("elicittest: HandleServed: serve(%q) returned no http.Handler", name)
+		return nil
+	}
+	s, stop := newServer(hh)
+	defer stop()
+	return callEach(t, s, HTTP, name, args, answers)
+}
+
 // handle serves h as the tool name of a fresh runtime server and calls it
 // over stdio once per protocol version.
 func handle(t testing.TB, name string, h runtime.ToolHandler, args any, answers []Answer) Results {
 	t.Helper()
-	raw, err := argsJSON(args)
-	if err != nil {
-		t.Errorf("elicittest: %q: %v; nothing was called", name, err)
-		return nil
-	}
 	rt := runtime.NewServer(runtime.Options{Name: "elicittest", Version: "1"})
 	rt.AddTool(runtime.Tool{Name: name}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		defer func() {
@@ -87,10 +109,21 @@ func handle(t testing.TB, name string, h runtime.ToolHandler, args any, answers 
 		}()
 		return h(ctx, req)
 	})
-	s := &Server{rt: rt}
+	return callEach(t, &Server{rt: rt}, Stdio, name, args, answers)
+}
+
+// callEach calls the tool name of s over transport once per protocol
+// version, each from a fresh client, closed before the next.
+func callEach(t testing.TB, s *Server, transport, name string, args any, answers []Answer) Results {
+	t.Helper()
+	raw, err := argsJSON(args)
+	if err != nil {
+		t.Errorf("elicittest: %q: %v; nothing was called", name, err)
+		return nil
+	}
 	var results Results
 	for _, version := range Protocols() {
-		c, closeClient := s.connect(t, Conn{Protocol: version, Transport: Stdio})
+		c, closeClient := s.connect(t, Conn{Protocol: version, Transport: transport})
 		if c == nil {
 			return results
 		}

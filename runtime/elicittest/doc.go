@@ -78,4 +78,10 @@
 // runtime.ToolHandler. A handler called by hand with context.Background()
 // and &runtime.CallToolRequest{} gets runtime.ErrNoCall from Elicit[T]
 // and the rest, with the fix in its text; nothing panics.
+//
+// Handlers of the other servers are run the same way by
+// runtime/gosdk/gosdktest.Handle (a go-sdk ToolHandlerFor) and
+// runtime/mcpgo/mcpgotest.Handle (an mcpgo.AddTool handler), over a real
+// server of their library; both build on [HandleServed], so that this
+// package imports neither library.
 package elicittest

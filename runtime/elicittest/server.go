@@ -63,12 +63,19 @@ func NewServer(t testing.TB, h http.Handler) *Server {
 		t.Fatal("elicittest: NewServer: nil *runtime.Server: build it with runtime.NewServer")
 		return nil
 	}
+	s, stop := newServer(h)
+	t.Cleanup(stop)
+	return s
+}
+
+// newServer serves h on loopback until stop.
+func newServer(h http.Handler) (s *Server, stop func()) {
+	rt, _ := h.(*runtime.Server)
 	hs := httptest.NewServer(h)
-	t.Cleanup(func() {
+	return &Server{URL: hs.URL, rt: rt}, func() {
 		hs.CloseClientConnections()
 		hs.Close()
-	})
-	return &Server{URL: hs.URL, rt: rt}
+	}
 }
 
 // Transports returns the transports the server is reachable over: HTTP,

@@ -1,6 +1,7 @@
 package gosdk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime"
@@ -124,11 +127,13 @@ func serve[Out any](ctx context.Context, a *Adapter, req *mcp.CallToolRequest,
 	return res, out, herr
 }
 
-// askingArgs is the decoder of a tool that asks for its missing
-// arguments, or nil when opts do not make it ask. It panics on an
+// askingArgs is the decoder of a tool that asks for its missing arguments
+// or has an inputSchema of its own (which the decoder checks, every
+// failing property named and formats included, as runtime.AddTool does),
+// or nil: the go-sdk checks the schema it infers from In. It panics on an
 // AskMissing that cannot apply.
 func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArgs[In] {
-	if len(opts) == 0 {
+	if len(opts) == 0 && t.InputSchema == nil {
 		return nil
 	}
 	var own json.RawMessage
@@ -139,10 +144,47 @@ func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArg
 	}
 	args, err := runtime.NewToolArgs[In](t.Name, own, opts...)
 	adapter.Must("gosdk.AddTool", err)
-	if !args.Asks() {
-		return nil
+	if !args.Asks() && own == nil {
+		return nil // the go-sdk checks the schema it infers
 	}
 	return args
+}
+
+// ownDefaults returns what fills in the defaults of t's own inputSchema
+// in a call's arguments, as the go-sdk does before it checks them
+// (jsonschema-go's ApplyDefaults); arguments pass unchanged when the
+// schema has none, or is not t's own.
+func ownDefaults(t *mcp.Tool) func(json.RawMessage) json.RawMessage {
+	same := func(raw json.RawMessage) json.RawMessage { return raw }
+	if t.InputSchema == nil {
+		return same
+	}
+	raw, err := json.Marshal(t.InputSchema)
+	if err != nil || !bytes.Contains(raw, []byte(`"default"`)) {
+		return same
+	}
+	var schema jsonschema.Schema
+	if json.Unmarshal(raw, &schema) != nil {
+		return same
+	}
+	rs, err := schema.Resolve(nil)
+	if err != nil {
+		return same // the arguments' check reports the schema
+	}
+	return func(raw json.RawMessage) json.RawMessage {
+		m := map[string]any{}
+		if len(bytes.TrimSpace(raw)) > 0 && json.Unmarshal(raw, &m) != nil || m == nil {
+			return raw // the arguments' check reports them
+		}
+		if rs.ApplyDefaults(&m) != nil {
+			return raw
+		}
+		filled, err := json.Marshal(m)
+		if err != nil {
+			return raw
+		}
+		return filled
+	}
 }
 
 // addAsking registers a tool that asks for its missing arguments. The
@@ -155,9 +197,10 @@ func addAsking[In, Out any](a *Adapter, t *mcp.Tool, args *runtime.ToolArgs[In],
 	loose := *t
 	loose.InputSchema = map[string]any{"type": "object"}
 	a.listed.Store(t.Name, args.InputSchema())
+	fill := ownDefaults(t)
 	mcp.AddTool(a.server, &loose, func(ctx context.Context, req *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, Out, error) {
 		return serve(ctx, a, req, func(ctx context.Context) (*mcp.CallToolResult, Out, error) {
-			in, res, err := args.Decode(ctx, req.Params.Arguments)
+			in, res, err := args.Decode(ctx, fill(req.Params.Arguments))
 			switch {
 			case res != nil:
 				err = errors.New(adapter.ResultText(res)) // the go-sdk makes it the isError result

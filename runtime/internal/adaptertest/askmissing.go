@@ -1,14 +1,13 @@
 package adaptertest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/go-elicit/elicit/runtime/elicittest"
 	"github.com/go-elicit/elicit/runtime/internal/testform"
@@ -21,14 +20,15 @@ const AskMissingMessage = "Who, how often?"
 // GreetTool is the text the tool "greet" answers for its arguments in.
 func GreetTool(in testform.AskForm) string { return fmt.Sprintf("%s x%d", in.Name, in.Count) }
 
-// AskMissing drives the tool "greet" of the adapted server h on every
+// AskMissing drives the tool "greet" of the server h (runtime's or an
+// adapted one) on every
 // protocol: its arguments are testform.AskForm (name and count, both
 // required), registered with runtime.AskMissing(AskMissingMessage); its
 // handler answers GreetTool and adds one to runs. Only the missing
 // arguments are asked, the given ones are kept, the handler runs once; a
 // decline is an isError result without running it; a client without
 // elicitation gets "missing required argument: count"; tools/list shows
-// the form's required properties.
+// them optional, their descriptions saying they are asked for.
 func AskMissing(t *testing.T, h http.Handler, runs *atomic.Int32) {
 	t.Helper()
 	elicittest.NewServer(t, h).Each(t, func(t *testing.T, c *elicittest.Client) {
@@ -100,30 +100,18 @@ func AskMissing(t *testing.T, h http.Handler, runs *atomic.Int32) {
 		})
 	}
 	t.Run("tools/list", func(t *testing.T) {
-		c := Connect(t, srv.URL, "2025-11-25", nil)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		raw, err := c.Call(ctx, "tools/list", map[string]any{})
-		if err != nil {
-			t.Fatal(err)
+		// What AskMissing asks for is optional, so that a UI client lets
+		// the user call without it.
+		schema := listedSchema(t, srv, "greet")
+		if req := asStrings(schema["required"]); len(req) != 0 {
+			t.Errorf("greet lists required %q: %v", req, schema)
 		}
-		var list struct {
-			Tools []struct {
-				Name        string
-				InputSchema struct{ Required []string }
+		props, _ := schema["properties"].(map[string]any)
+		for _, name := range []string{"count", "name"} {
+			p, _ := props[name].(map[string]any)
+			if d, _ := p["description"].(string); !strings.HasSuffix(d, "Asked for when missing.") {
+				t.Errorf("greet's %s says %q, not that it is asked for: %v", name, d, schema)
 			}
 		}
-		if err := json.Unmarshal(raw, &list); err != nil {
-			t.Fatal(err)
-		}
-		for _, tool := range list.Tools {
-			if tool.Name == "greet" {
-				if req := slices.Sorted(slices.Values(tool.InputSchema.Required)); !slices.Equal(req, []string{"count", "name"}) {
-					t.Errorf("greet lists required %q: %s", req, raw)
-				}
-				return
-			}
-		}
-		t.Errorf("no greet in %s", raw)
 	})
 }

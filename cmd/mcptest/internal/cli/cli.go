@@ -63,8 +63,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type config struct {
 	url      string
 	command  []string // --stdio, split as a shell would (quotes, backslashes; no expansion)
-	protocol string
-	elicit   *mcpclient.ElicitationCapability
+	protocol string   // "": the newest the server offers (connectNewest)
+	elicit   *elicitFlag
 	timeout  time.Duration
 	trace    bool
 	listen   bool
@@ -80,7 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.url, "url", "", "server endpoint `URL` (this or --stdio)")
 	fs.StringVar(&stdio, "stdio", "", "run the server `'CMD ARGS'` and speak stdio to it (this or --url)")
 	fs.Var(&elicit, "elicit", "declare elicitation: alone as {} (form); --elicit=form,url lists the modes")
-	fs.StringVar(&cfg.protocol, "protocol", mcpclient.DefaultProtocol, "protocol `VERSION`: "+strings.Join(mcpclient.Versions(), ", "))
+	fs.StringVar(&cfg.protocol, "protocol", "", "protocol `VERSION`: "+strings.Join(mcpclient.Versions(), ", ")+" (default: the newest the server offers)")
 	fs.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "bound on the whole run (0: none)")
 	fs.BoolVar(&cfg.trace, "trace", false, "print every HTTP exchange and SSE frame, or every stdio line, to stderr")
 	fs.BoolVar(&cfg.listen, "listen", false, "also open the standalone GET stream, for servers that elicit outside a call's stream")
@@ -115,20 +115,100 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	case len(cfg.command) > 0 && len(cfg.header) > 0:
 		return nil, errors.New("--header needs --url (stdio has no headers)")
 	}
-	if !slices.Contains(mcpclient.Versions(), cfg.protocol) {
+	if cfg.protocol != "" && !slices.Contains(mcpclient.Versions(), cfg.protocol) {
 		return nil, fmt.Errorf("--protocol: unsupported version %q (want one of %s)", cfg.protocol, strings.Join(mcpclient.Versions(), ", "))
 	}
 	if cfg.timeout < 0 {
 		return nil, fmt.Errorf("--timeout: negative duration %s", cfg.timeout)
 	}
 	if elicit.set {
-		c, err := elicit.capability(cfg.protocol)
+		if cfg.protocol != "" {
+			if _, err := elicit.capability(cfg.protocol); err != nil {
+				return nil, err
+			}
+		}
+		cfg.elicit = &elicit
+	}
+	return cfg, nil
+}
+
+// connect connects speaking protocol.
+func (r *runner) connect(ctx context.Context, protocol string) (*mcpclient.Client, error) {
+	opts := mcpclient.Options{
+		URL:        r.cfg.url,
+		Command:    r.cfg.command,
+		Protocol:   protocol,
+		ClientInfo: mcpclient.Implementation{Name: name, Version: "1"},
+		Header:     r.cfg.header,
+		Listen:     r.cfg.listen,
+	}
+	if r.cfg.elicit != nil {
+		c, err := r.cfg.elicit.capability(protocol)
 		if err != nil {
 			return nil, err
 		}
-		cfg.elicit = c
+		opts.Capabilities.Elicitation, opts.OnElicit = c, r.elicit
 	}
-	return cfg, nil
+	if r.cfg.trace {
+		opts.Trace = r.stderr
+	}
+	if len(r.cfg.command) > 0 {
+		// The server's own stderr (its logs, a panic) is the user's to see.
+		opts.Stderr = r.stderr
+	}
+	return mcpclient.Connect(ctx, opts)
+}
+
+// probeTimeout bounds the 2026-07-28 attempt of connectNewest, for a
+// server that does not answer a request it does not know.
+const probeTimeout = 10 * time.Second
+
+// connectNewest connects speaking the newest protocol version the server
+// offers: 2026-07-28 when its server/discover lists it; else the newest
+// legacy version its -32022 error lists as supported or, without that
+// list (a legacy server does not know server/discover), an initialize
+// asking for 2025-11-25, which the server answers with its choice.
+func (r *runner) connectNewest(ctx context.Context) (*mcpclient.Client, error) {
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	client, err := r.connect(pctx, mcpclient.Version20260728)
+	cancel()
+	if err == nil || ctx.Err() != nil {
+		return client, err
+	}
+	legacy := mcpclient.Version20251125
+	if supported := supportedVersions(err); len(supported) > 0 {
+		legacy = ""
+		for _, v := range mcpclient.Versions() { // newest first
+			if slices.Contains(supported, v) {
+				legacy = v
+				break
+			}
+		}
+		if legacy == "" {
+			return nil, fmt.Errorf("the server supports only %s; mcptest speaks %s", strings.Join(supported, ", "), strings.Join(mcpclient.Versions(), ", "))
+		}
+	}
+	if r.cfg.trace {
+		fmt.Fprintf(r.stderr, "[-] * %s failed (%v); trying %s\n", mcpclient.Version20260728, err, legacy)
+	}
+	client, lerr := r.connect(ctx, legacy)
+	if lerr != nil {
+		return nil, fmt.Errorf("%w (and with %s: %v)", lerr, mcpclient.Version20260728, err)
+	}
+	return client, nil
+}
+
+// supportedVersions is data.supported of a -32022 error in err.
+func supportedVersions(err error) []string {
+	var rpcErr *mcpclient.RPCError
+	if !errors.As(err, &rpcErr) || len(rpcErr.Data) == 0 {
+		return nil
+	}
+	var data struct{ Supported []string }
+	if json.Unmarshal(rpcErr.Data, &data) != nil {
+		return nil
+	}
+	return data.Supported
 }
 
 // elicitFlag is --elicit, a boolean flag that may also take a mode list.
@@ -222,28 +302,17 @@ func (r *runner) run(directives []script.Directive) (status int) {
 		ctx, cancel = context.WithTimeoutCause(ctx, r.cfg.timeout, fmt.Errorf("timed out after %s (--timeout)", r.cfg.timeout))
 		defer cancel()
 	}
-	opts := mcpclient.Options{
-		URL:          r.cfg.url,
-		Command:      r.cfg.command,
-		Protocol:     r.cfg.protocol,
-		ClientInfo:   mcpclient.Implementation{Name: name, Version: "1"},
-		Capabilities: mcpclient.Capabilities{Elicitation: r.cfg.elicit},
-		Header:       r.cfg.header,
-		Listen:       r.cfg.listen,
-	}
-	if r.cfg.elicit != nil {
-		opts.OnElicit = r.elicit
-	}
-	if r.cfg.trace {
-		opts.Trace = r.stderr
-	}
 	target := r.cfg.url
 	if len(r.cfg.command) > 0 {
-		// The server's own stderr (its logs, a panic) is the user's to see.
-		opts.Stderr = r.stderr
 		target = strings.Join(r.cfg.command, " ")
 	}
-	client, err := mcpclient.Connect(ctx, opts)
+	var client *mcpclient.Client
+	var err error
+	if r.cfg.protocol != "" {
+		client, err = r.connect(ctx, r.cfg.protocol)
+	} else {
+		client, err = r.connectNewest(ctx)
+	}
 	if err != nil {
 		r.errorf("connect %s: %v", target, cause(ctx, err))
 		return ExitFailure

@@ -212,7 +212,7 @@ func TestUsageErrors(t *testing.T) {
 		{nil, "--url or --stdio is required"},
 		{[]string{"--url", "http://x", "--protocol", "2024-11-05"}, `unsupported version "2024-11-05"`},
 		{[]string{"--url", "http://x", "--elicit=bogus"}, `unknown elicitation mode "bogus"`},
-		{[]string{"--url", "http://x", "--elicit=url"}, "--elicit=url needs protocol 2025-11-25"},
+		{[]string{"--url", "http://x", "--protocol", "2025-06-18", "--elicit=url"}, "--elicit=url needs protocol 2025-11-25"},
 		{[]string{"--url", "http://x", "--elicit", "--protocol", "2025-03-26"}, "--elicit needs protocol 2025-06-18"},
 		{[]string{"--url", "http://x", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--url", "http://x", "--elicit", "form,url"}, "to declare those modes write --elicit=form,url"},

@@ -43,9 +43,9 @@ func TestStdio(t *testing.T) {
 		stdout       string
 		stderr       []string
 	}{
-		{name: "accept", script: "elicit-accept {\"name\":\"Ada\"}\n@greet\n", args: []string{"--elicit"}, stdout: "hello Ada\n"},
-		{name: "decline", script: "elicit-decline\n@greet\n", args: []string{"--elicit"}, code: 1, stderr: []string{"mcptest: stdin:2: @greet: elicitation declined\n"}},
-		{name: "no capability", script: "@greet\n", code: 1, stderr: []string{"stdin:1: @greet: elicit: client does not support elicitation"}},
+		{name: "accept", script: "elicit-accept {\"name\":\"Ada\"}\n@greet\n", args: []string{"--elicit", "--protocol", "2025-06-18"}, stdout: "hello Ada\n"},
+		{name: "decline", script: "elicit-decline\n@greet\n", args: []string{"--elicit", "--protocol", "2025-06-18"}, code: 1, stderr: []string{"mcptest: stdin:2: @greet: elicitation declined\n"}},
+		{name: "no capability", script: "@greet\n", args: []string{"--protocol", "2025-06-18"}, code: 1, stderr: []string{"stdin:1: @greet: elicit: client does not support elicitation"}},
 		{
 			name:   "several calls, 2025-11-25",
 			script: "elicit-accept {\"name\":\"A\"}\nelicit-cancel\n@greet\n@greet\n@echo {\"text\":\"after\"}\n",
@@ -55,7 +55,7 @@ func TestStdio(t *testing.T) {
 			stderr: []string{"stdin:4: @greet: elicitation canceled"},
 		},
 		{name: "2026-07-28 input_required", script: "elicit-accept {\"ok\":true}\n@confirm\n@echo {\"text\":\"m\"}\n", args: []string{"--elicit", "--protocol", "2026-07-28"}, stdout: "confirmed: accept {\"ok\":true}\necho: m\n"},
-		{name: "input requests on a legacy session", script: "elicit-accept {\"ok\":true}\n@confirm\n", args: []string{"--elicit"}, stdout: "confirmed: accept {\"ok\":true}\n"},
+		{name: "input requests on a legacy session", script: "elicit-accept {\"ok\":true}\n@confirm\n", args: []string{"--elicit", "--protocol", "2025-06-18"}, stdout: "confirmed: accept {\"ok\":true}\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestStdio(t *testing.T) {
 			check(t, 0, "echo: x\n", "helper: hello from the server's stderr\n")
 	})
 	t.Run("trace", func(t *testing.T) {
-		o := run(t, "elicit-accept {\"name\":\"Ada\"}\n@greet\n", "--stdio", server, "--elicit", "--trace")
+		o := run(t, "elicit-accept {\"name\":\"Ada\"}\n@greet\n", "--stdio", server, "--elicit", "--protocol", "2025-06-18", "--trace")
 		o.check(t, 0, "hello Ada\n",
 			"[-] * started "+server+" (pid ",
 			`[2] > {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{},"name":"greet"}}`,
