@@ -128,13 +128,7 @@ func ElicitKey(defaultKey string, opts ...ElicitOption) string {
 
 // elicitOptionsOf applies opts (nil ones are skipped) to the defaults.
 func elicitOptionsOf(defaultKey string, opts []ElicitOption) elicitOptions {
-	o := elicitOptions{key: defaultKey}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
-	return o
+	return optionsOf(defaultKey, opts, ElicitOption.applyToElicit)
 }
 
 // CheckForm reports why a client cannot be asked with a form, if it cannot:

@@ -17,7 +17,7 @@ import (
 func TestChoicesOptionalMultiSelectDropped(t *testing.T) {
 	srv := runtime.NewServer(runtime.Options{Name: "tags", Version: "1"})
 	runtime.AddTool(srv, runtime.Tool{Name: "tag"}, func(ctx context.Context, _ *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
-		f, err := runtime.Elicit[testform.TagForm](ctx, "Tag whom?", runtime.WithChoices("tags", runtime.Choice{Value: "red"}, runtime.Choice{Value: "blue"}))
+		f, err := runtime.Elicit[testform.TagForm](ctx, "Tag whom?", runtime.WithChoices(testform.TagForm_Tags, runtime.Choice{Value: "red"}, runtime.Choice{Value: "blue"}))
 		if err != nil {
 			return nil, err
 		}
