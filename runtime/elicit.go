@@ -225,36 +225,40 @@ func ClientSupportsElicitURL(ctx context.Context) bool {
 	return err == nil && c.session.caps.url && hasElicitMode(c.session.protocol)
 }
 
-// Each elicitation takes the options that mean something to it, and the
-// compiler refuses the others (the pattern of connect-go's options): an
-// option type has one unexported method per call it applies to.
+// ElicitOption is an option of Elicit[T] (and of [PrepareElicit], for
+// adapters): [WithKey], [WithReask], [WithChoices] and [WithDefaults].
 //
-//	option       Elicit[T]  ElicitSchema  ElicitURL
-//	WithKey          ✓           ✓            ✓
-//	WithReask        ✓           ✓
-//	WithChoices      ✓
-//	WithDefaults     ✓
-
-// ElicitOption is an option of Elicit[T] (and of PrepareElicit, for
-// adapters): WithKey, WithReask, WithChoices and WithDefaults.
+// Each elicitation takes the options that mean something to it, and the
+// compiler refuses the others: an option has one unexported method per
+// call it applies to, and each call takes its own option type
+// (ElicitOption, [FormOption] for [ElicitSchema], [URLOption] for [ElicitURL]):
+//
+//	option        Elicit[T]  ElicitSchema  ElicitURL  returns
+//	WithKey           ✓           ✓            ✓      CommonOption
+//	WithReask         ✓           ✓                   FormOption
+//	WithChoices       ✓                               ElicitOption
+//	WithDefaults      ✓                               ElicitOption
+//
+// So ElicitURL(ctx, msg, url, WithReask(1)) does not compile ("FormOption
+// does not implement URLOption (missing method applyToURL)").
 type ElicitOption interface {
 	applyToElicit(*elicitOptions)
 }
 
 // FormOption is an option of both form-mode elicitations, Elicit[T] and
-// ElicitSchema: WithKey and WithReask. ElicitSchema takes only these.
+// [ElicitSchema]: [WithKey] and [WithReask]. ElicitSchema takes only these.
 type FormOption interface {
 	ElicitOption
 	applyToSchema(*elicitOptions)
 }
 
-// URLOption is an option of ElicitURL: WithKey.
+// URLOption is an option of [ElicitURL]: [WithKey].
 type URLOption interface {
 	applyToURL(*elicitOptions)
 }
 
 // CommonOption is an option of every elicitation, Elicit[T],
-// ElicitSchema and ElicitURL: WithKey.
+// [ElicitSchema] and [ElicitURL]: [WithKey].
 type CommonOption interface {
 	FormOption
 	URLOption
