@@ -63,6 +63,7 @@ func build(src *Source, typeNames []string) ([]*formModel, []Diagnostic) {
 	}
 	// By name, not position: see order.go.
 	sort.Slice(forms, func(i, j int) bool { return forms[i].Name < forms[j].Name })
+	b.checkChoicesNames(forms)
 	return forms, b.diags
 }
 

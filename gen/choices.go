@@ -1,6 +1,9 @@
 package gen
 
-import "go/types"
+import (
+	"go/types"
+	"strings"
+)
 
 // Run-time choices: a field tagged elicit:"choices" is a single choice (a
 // string, or a string type without constants) or a multi-select (a slice
@@ -114,4 +117,52 @@ func (form *formModel) choiceProperties() []string {
 		}
 	}
 	return names
+}
+
+// choicesFieldType is the type of the name generated code declares for
+// each run-time choices field (formimpl.ChoicesField, an alias of it).
+const choicesFieldType = "github.com/go-elicit/elicit/internal/formcore.ChoicesField"
+
+// choicesFieldName is the name generated code declares for the run-time
+// choices field f of form, the name runtime.WithChoices takes: the form
+// and the Go field joined by an underscore, CommitForm_Files, as protobuf
+// names a message's oneof fields. Go names rarely hold an underscore, so
+// it seldom meets a name of the package; checkChoicesNames reports when
+// it does.
+func choicesFieldName(form *formModel, f *fieldModel) string {
+	return form.Name + "_" + f.GoName
+}
+
+// checkChoicesNames reports a choices field whose generated name is taken:
+// by a declaration of the package (other than the one an earlier run of
+// elicitgen wrote), or by another choices field (form A_B's field C and
+// form A's field B_C).
+func (b *builder) checkChoicesNames(forms []*formModel) {
+	seen := map[string]string{}
+	for _, form := range forms {
+		for _, f := range form.Fields {
+			if !f.Choices {
+				continue
+			}
+			name := choicesFieldName(form, f)
+			if other, ok := seen[name]; ok {
+				b.errorf(f.Pos, "field %s: elicitgen names this choices field %s, as it does the field %s: rename one of the two", f.GoName, name, other)
+				continue
+			}
+			seen[name] = form.Name + "." + f.GoName
+			obj := b.src.Pkg.Scope().Lookup(name)
+			if obj == nil {
+				continue
+			}
+			if v, ok := obj.(*types.Var); ok && types.TypeString(types.Unalias(v.Type()), nil) == choicesFieldType {
+				continue // declared by the previous run's output
+			}
+			pos := b.src.Fset.Position(obj.Pos())
+			at := pos.Filename
+			if i := strings.LastIndexAny(at, `/\`); i >= 0 {
+				at = at[i+1:]
+			}
+			b.errorf(f.Pos, "field %s: elicitgen declares %s for this choices field (for runtime.WithChoices), but %s:%d declares it already: rename that", f.GoName, name, at, pos.Line)
+		}
+	}
 }

@@ -12,7 +12,7 @@ import (
 // contractVersion is the version of the contract with runtime/formimpl
 // that this generator writes code for. A runtime accepts the versions from
 // its formimpl.MinVersion to its formimpl.MaxVersion.
-const contractVersion = 4
+const contractVersion = 5
 
 // The names in runtime/formimpl that the version check uses. They never
 // change: every runtime has them, so the check itself always compiles.

@@ -64,7 +64,7 @@ func TestGenerateChecksTheRuntimeInTheBuild(t *testing.T) {
 		imports            bool // the package imports formimpl itself (as after a first generation)
 	}{
 		{"runtime older than elicitgen", "const (\n\tMinVersion = 1\n\tMaxVersion = 2\n)\n",
-			"this elicitgen writes version 4 of the generated-code contract, but the runtime in this build (github.com/go-elicit/elicit/runtime/formimpl) accepts versions 1 to 2: update the runtime with go get github.com/go-elicit/elicit@latest, or generate with the elicitgen of the runtime in go.mod: go tool elicitgen", false},
+			"this elicitgen writes version 5 of the generated-code contract, but the runtime in this build (github.com/go-elicit/elicit/runtime/formimpl) accepts versions 1 to 2: update the runtime with go get github.com/go-elicit/elicit@latest, or generate with the elicitgen of the runtime in go.mod: go tool elicitgen", false},
 		{"elicitgen older than runtime", "const (\n\tMinVersion = 9\n\tMaxVersion = 9\n)\n",
 			"accepts only version 9: this elicitgen is older than the runtime; generate with the elicitgen of the runtime in go.mod: go tool elicitgen", false},
 		{"found among the imports", "const (\n\tMinVersion = 1\n\tMaxVersion = 2\n)\n", "accepts versions 1 to 2: update the runtime", true},

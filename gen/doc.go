@@ -43,7 +43,8 @@
 //     required one marks the version unsupported; schemajson.go writes each
 //     schema with a fixed key order.
 //   - emit.go writes Go source with github.com/dave/jennifer: per form,
-//     the schemas as string constants, a formimpl.Descriptor, ElicitForm,
+//     the schemas as string constants, a formimpl.Descriptor, a
+//     formimpl.ChoicesField per run-time choices field, ElicitForm,
 //     and an ElicitDecode that reads the content bytes straight into the
 //     struct with formimpl.Decoder, one field reader call per property
 //     (the checks live in internal/formcore, behind the runtime/formimpl

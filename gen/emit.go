@@ -278,6 +278,15 @@ func (e *emitter) emit() {
 	}
 	f.Var().Id(desc).Op("=").Op("&").Qual(formimplPath, "Descriptor").Values(append(descFields, jen.Line())...)
 	f.Line()
+	for _, fm := range form.Fields {
+		if !fm.Choices {
+			continue
+		}
+		name := choicesFieldName(form, fm)
+		f.Comment(fmt.Sprintf("%s names the run-time choices field %s of %s (property %q), for runtime.WithChoices.", name, fm.GoName, form.Name, fm.Name))
+		f.Var().Id(name).Op("=").Qual(formimplPath, "NewChoicesField").Call(jen.Id(desc), jen.Lit(fm.Name))
+		f.Line()
+	}
 	f.Comment(fmt.Sprintf("ElicitForm describes the %s form: its schema for each protocol version.", form.Name))
 	f.Func().Params(jen.Op("*").Id(form.Name)).Id("ElicitForm").Params().Op("*").Qual(formimplPath, "Descriptor").Block(jen.Return(jen.Id(desc)))
 	f.Line()

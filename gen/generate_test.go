@@ -121,6 +121,44 @@ func TestGenerateFirstGenerationWithElicitCalls(t *testing.T) {
 	}
 }
 
+// TestGenerateChoicesFieldNames: handler code names a run-time choices
+// field by the ChoicesField the generated file declares (DemoForm_Pick).
+// The first go generate must work before the name exists, and a later one
+// while the previous output stands (stubbed) and is stale; the result
+// builds.
+func TestGenerateChoicesFieldNames(t *testing.T) {
+	form := "//elicit:form\ntype DemoForm struct {\n\tPick string `json:\"pick\" elicit:\"choices\"`\n}\n\n"
+	src := "package demo\n\n" +
+		"import (\n\t\"context\"\n\n\t\"github.com/go-elicit/elicit/runtime\"\n)\n\n" + form +
+		"func ask(ctx context.Context) (DemoForm, error) {\n" +
+		"\treturn runtime.Elicit[DemoForm](ctx, \"which?\", runtime.WithChoices(DemoForm_Pick, runtime.Choice{Value: \"a\"}))\n}\n"
+	dir := scratchPackage(t, map[string]string{"demo.go": src})
+	vet := func() {
+		t.Helper()
+		cmd := exec.Command("go", "vet", ".")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("generated package does not build: %v\n%s", err, out)
+		}
+	}
+	if err := generateIn(dir); err != nil {
+		t.Fatalf("first generation: %v", err)
+	}
+	vet()
+	out, _ := os.ReadFile(filepath.Join(dir, "demo_elicit.go"))
+	if !strings.Contains(string(out), `var DemoForm_Pick = formimpl.NewChoicesField(demoFormDescriptor, "pick")`) {
+		t.Fatalf("no ChoicesField declared:\n%s", out)
+	}
+	edited := strings.Replace(src, "`json:\"pick\" elicit:\"choices\"`\n", "`json:\"pick\" elicit:\"choices\"`\n\tNote string `json:\"note\"`\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "demo.go"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := generateIn(dir); err != nil {
+		t.Fatalf("regenerating stale output: %v", err)
+	}
+	vet()
+}
+
 func TestInputKey(t *testing.T) {
 	for in, want := range map[string]string{
 		"PeerForm": "peer_form", "HTTPProxyForm": "http_proxy_form", "Login2Form": "login2_form",

@@ -146,10 +146,15 @@ func onlyIn(msg, dir string, files map[string]bool) bool {
 // generated file would cost more than loading the package.
 func stubOf(src []byte) ([]byte, bool) {
 	var pkg string
-	var methods []string
+	var methods, fields []string
 	for _, line := range strings.Split(string(src), "\n") {
 		if name, ok := strings.CutPrefix(line, "package "); ok && pkg == "" {
 			pkg = strings.TrimSpace(name)
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "var "); ok && strings.Contains(rest, " = formimpl.NewChoicesField(") {
+			// A choices field's name (contract 5), which handlers use.
+			fields = append(fields, rest[:strings.IndexByte(rest, ' ')])
 			continue
 		}
 		if !strings.HasPrefix(line, "func (") || !strings.HasSuffix(line, " {") {
@@ -164,11 +169,14 @@ func stubOf(src []byte) ([]byte, bool) {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// %s\n\npackage %s\n\n", header, pkg)
-	if len(methods) > 0 {
+	if len(methods) > 0 || len(fields) > 0 {
 		fmt.Fprintf(&b, "import %q\n\n", formimplPath)
 	}
 	for _, m := range methods {
 		fmt.Fprintf(&b, "%s { panic(\"elicitgen: stub\") }\n", m)
+	}
+	for _, f := range fields {
+		fmt.Fprintf(&b, "var %s formimpl.ChoicesField\n", f)
 	}
 	return b.Bytes(), true
 }

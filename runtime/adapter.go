@@ -112,22 +112,10 @@ func formVariant(d *formimpl.Descriptor, version string) (formimpl.Variant, erro
 	return variant, nil
 }
 
-// elicitKey is the input-request key of an elicitation: the last WithKey
-// among opts (nil ones are skipped), else defaultKey (the form's
-// Descriptor.Key, "url" for ElicitURL).
-func elicitKey(defaultKey string, opts ...ElicitOption) string {
-	return elicitOptionsOf(defaultKey, opts).key
-}
-
-// elicitOptionsOf applies opts (nil ones are skipped) to the defaults.
+// elicitOptionsOf applies opts (nil ones are skipped) to the defaults: the
+// key is the last WithKey's, else defaultKey (the form's Descriptor.Key).
 func elicitOptionsOf(defaultKey string, opts []ElicitOption) elicitOptions {
-	o := elicitOptions{key: defaultKey}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
-	return o
+	return optionsOf(defaultKey, opts, ElicitOption.applyToElicit)
 }
 
 // checkForm reports why a client on version, which declared form

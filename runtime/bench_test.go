@@ -252,7 +252,7 @@ func newBenchDynamicServer() *Server {
 	names := []Choice{{Value: "ada", Title: "Ada"}, {Value: "bob", Title: "Bob"}}
 	srv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		form, err := Elicit[testform.AskChoiceForm](ctx, "Name and count?", WithKey("ask_form"),
-			WithChoices("name", names...), WithDefaults(testform.AskChoiceForm{Count: 3}))
+			WithChoices(testform.AskChoiceForm_Name, names...), WithDefaults(testform.AskChoiceForm{Count: 3}))
 		if err != nil {
 			return nil, err
 		}

@@ -31,10 +31,10 @@ func TestCheckForm(t *testing.T) {
 }
 
 func TestElicitKey(t *testing.T) {
-	if k := elicitKey("peer_form"); k != "peer_form" {
+	if k := elicitOptionsOf("peer_form", nil).key; k != "peer_form" {
 		t.Errorf("default: %q", k)
 	}
-	if k := elicitKey("peer_form", WithKey("a"), WithKey("b")); k != "b" {
+	if k := elicitOptionsOf("peer_form", []ElicitOption{WithKey("a"), WithKey("b")}).key; k != "b" {
 		t.Errorf("last WithKey wins: %q", k)
 	}
 }

@@ -22,9 +22,18 @@ type Choice struct {
 	Title string
 }
 
+// ChoicesField names one run-time choices field of a generated form (a
+// field tagged elicit:"choices"), for WithChoices. elicitgen declares one
+// per such field, next to the form, named for the form and the Go field
+// joined by an underscore: CommitForm_Files for the field Files of
+// CommitForm. A misspelt name does not compile. The zero ChoicesField
+// names no field (WithChoices then fails the call).
+type ChoicesField = formimpl.ChoicesField
+
 // WithChoices gives the options of the form's run-time choices field
-// property (a field tagged elicit:"choices": a single choice for a string
-// field, a multi-select for a []string one) for this Elicit[T] call:
+// (a field tagged elicit:"choices": a single choice for a string field,
+// a multi-select for a []string one) for this Elicit[T] call. field is
+// the name elicitgen declared for it (see ChoicesField):
 //
 //	//elicit:form
 //	type CommitForm struct {
@@ -32,13 +41,17 @@ type Choice struct {
 //	}
 //
 //	form, err := runtime.Elicit[CommitForm](ctx, "Commit which files?",
-//		runtime.WithChoices("files", runtime.Choice{Value: "a.go", Title: "a.go (modified)"}))
+//		runtime.WithChoices(CommitForm_Files, runtime.Choice{Value: "a.go", Title: "a.go (modified)"}))
+//
+// Only Elicit[T] takes it: ElicitSchema's schema carries its own enum, and
+// ElicitURL has no form.
 //
 // The schema is assembled for the client's protocol version and checked
 // by the same subset checker as every other schema before anything is
-// sent: an empty list, a repeated value, a property that is not a choices
-// field (or not in the form) and a choices field left without
-// WithChoices are errors matching ErrElicitSchemaInvalid. Titles ride
+// sent: an empty list, a repeated value, a field given twice, a field of
+// another form than the call's, the zero ChoicesField and a choices field
+// left without WithChoices are errors matching ErrElicitSchemaInvalid.
+// Titles ride
 // as oneOf/anyOf {const, title} where the version has them and as
 // enumNames on 2025-06-18. A multi-select needs 2025-11-25, as always: a
 // required one makes the form unsupported on 2025-06-18, an optional one
@@ -49,39 +62,60 @@ type Choice struct {
 // choices on that run. The question is identified by what it asks, so
 // when the choices changed between the runs (a file appeared, say) the
 // client is asked again with the new ones.
-func WithChoices(property string, choices ...Choice) ElicitOption {
-	return func(o *elicitOptions) {
-		f := o.formOptions()
-		f.choices = append(f.choices, choiceSet{property: property, choices: choices})
-	}
+func WithChoices(field ChoicesField, choices ...Choice) ElicitOption {
+	return &choicesOption{field: field, choices: choices}
 }
 
-// WithDefaults prefills the form of this Elicit[T] call from form, a T
-// (or a non-nil *T): a field counts as given when its value is not the
-// zero value of its type, or, for a pointer field, when it is not nil
-// (so *bool can give false). The schema carries each given value as the
+type choicesOption choiceSet
+
+func (c *choicesOption) applyToElicit(o *elicitOptions) {
+	f := o.formOptions()
+	f.choices = append(f.choices, choiceSet(*c))
+}
+
+// WithDefaults prefills the form of this Elicit[T] call from form, a
+// value of a generated form: a field counts as given when its value is
+// not the zero value of its type, or, for a pointer field, when it is not
+// nil (so *bool can give false). Only a generated form compiles here
+// (WithDefaults(42) does not); a form other than the call's T compiles,
+// since an option cannot name the T of the call it is passed to, but
+// fails the call before anything is sent, with an error matching
+// ErrElicitSchemaInvalid that names both forms. Only Elicit[T] takes it.
+//
+// The schema carries each given value as the
 // property's default where the client's protocol version can (booleans
-// from 2025-06-18; strings, numbers, choices and multi-selects from
+// from 2025-06-18; strings, numbers, dates, choices and multi-selects from
 // 2025-11-25), and the answer gets it when the client leaves the property
 // out. Where the version shows the default the property is optional, as
-// with a default in the struct tag; where it cannot (a string on
-// 2025-06-18) the property stays required, so the user is asked for a
-// value rather than given one they never saw. A value of another type than the form is an
-// error matching ErrElicitSchemaInvalid, as is a default the property's
-// schema refuses (one outside the call's choices, say).
-func WithDefaults(form any) ElicitOption {
-	return func(o *elicitOptions) {
-		f := o.formOptions()
-		f.defaults, f.hasDefaults = form, true
-	}
+// with a default in the struct tag. Where it cannot (a string on
+// 2025-06-18) the default is not used: a required property stays
+// required, so the user is asked for a value rather than given one they
+// never saw, and an answer without it is a *ContentError ("is required");
+// an optional one left out keeps its zero value. A default the
+// property's schema refuses (one outside the call's choices, say) is an
+// error matching ErrElicitSchemaInvalid.
+func WithDefaults[T any, P interface {
+	*T
+	formimpl.Form
+}](form T) ElicitOption {
+	return &defaultsOption{value: form, form: reflect.TypeFor[T]()}
+}
+
+type defaultsOption struct {
+	value any // a T
+	form  reflect.Type
+}
+
+func (d *defaultsOption) applyToElicit(o *elicitOptions) {
+	f := o.formOptions()
+	f.defaults = d
 }
 
 // formOptions are a call's WithChoices and WithDefaults. They live apart
 // from elicitOptions so that a call without them carries a smaller struct.
 type formOptions struct {
-	choices     []choiceSet // in call order
-	defaults    any
-	hasDefaults bool
+	choices  []choiceSet     // in call order
+	defaults *defaultsOption // nil without WithDefaults
 }
 
 func (o *elicitOptions) formOptions() *formOptions {
@@ -92,8 +126,8 @@ func (o *elicitOptions) formOptions() *formOptions {
 }
 
 type choiceSet struct {
-	property string
-	choices  []Choice
+	field   ChoicesField
+	choices []Choice
 }
 
 // formCall is one Elicit[T] call made ready for a client's protocol
@@ -196,24 +230,25 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 	}
 	dyn := &dynamicForm{choices: map[string]any{}}
 	for _, cs := range o.choices {
-		p := prop(cs.property)
+		property := cs.field.Property()
+		p := prop(property)
 		switch {
 		case p == nil:
-			return nil, invalid(cs.property, "form %s has no property %q for WithChoices", name, cs.property)
-		case !slices.Contains(d.Choices, cs.property):
-			return nil, invalid(cs.property, "property %q of form %s is not a run-time choices field: tag its field elicit:\"choices\" and run go generate", cs.property, name)
-		case dyn.choices[cs.property] != nil:
-			return nil, invalid(cs.property, "WithChoices(%q) is given more than once", cs.property)
+			return nil, invalid(property, "form %s has no property %q for WithChoices", name, property)
+		case !slices.Contains(d.Choices, property):
+			return nil, invalid(property, "property %q of form %s is not a run-time choices field: tag its field elicit:\"choices\" and run go generate", property, name)
+		case dyn.choices[property] != nil:
+			return nil, invalid(property, "WithChoices for %q is given more than once", property)
 		}
 		setChoices(p, cs.choices)
-		dyn.choices[cs.property] = p
+		dyn.choices[property] = p
 	}
 	for _, prop := range d.Choices {
 		if dyn.choices[prop] == nil {
-			return nil, invalid(prop, "form %s: run-time choices field %q has no choices: pass runtime.WithChoices(%q, ...) to this call", name, prop, prop)
+			return nil, invalid(prop, "form %s: run-time choices field %q has no choices: pass runtime.WithChoices(%s_<Field>, ...) to this call", name, prop, d.Name)
 		}
 	}
-	if o.hasDefaults {
+	if o.defaults != nil {
 		dyn.defaults = given
 		for name, raw := range dyn.defaults {
 			p := prop(name)
@@ -247,6 +282,17 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 		return nil, newSchemaError(version, vs)
 	}
 	downProps, _ := down["properties"].(map[string]any)
+	for name := range dyn.defaults {
+		// Only a default the client was shown fills an answer that leaves
+		// its property out: one the version cannot show (a string on
+		// 2025-06-18), or of a property its form leaves out, is not used.
+		if p, ok := downProps[name].(map[string]any); ok {
+			if _, shown := p["default"]; shown {
+				continue
+			}
+		}
+		delete(dyn.defaults, name)
+	}
 	b := make([]byte, 0, len(ver.schema)+256)
 	b = append(b, `{"type":"object","properties":{`...)
 	for i, property := range ver.order {
@@ -275,10 +321,8 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 	// rather than given a value they never saw.
 	sep := byte('[')
 	for _, r := range ver.required {
-		if p, ok := downProps[r].(map[string]any); ok {
-			if _, shown := p["default"]; shown {
-				continue
-			}
+		if _, shown := dyn.defaults[r]; shown {
+			continue
 		}
 		if sep == '[' {
 			b = append(b, `,"required"`...)
@@ -300,10 +344,21 @@ func newDynamicForm(d *formimpl.Descriptor, given map[string]json.RawMessage, ve
 // (newDynamicForm), kept for the next call. A form is immutable once built;
 // one per form and version is kept.
 func dynamicFormFor(d *formimpl.Descriptor, form reflect.Type, version string, o *formOptions) (*dynamicForm, error) {
+	for _, cs := range o.choices {
+		switch f := cs.field.Form(); {
+		case f == nil:
+			return nil, invalidOption(version, "", "WithChoices: the zero ChoicesField names no field: pass the one elicitgen declared (%s_<Field>)", d.Name)
+		case f != d:
+			return nil, invalidOption(version, cs.field.Property(), "WithChoices: %q is a field of form %s, this call asks form %s", cs.field.Property(), formName(f), formName(d))
+		}
+	}
 	var given map[string]json.RawMessage
-	if o.hasDefaults {
+	if o.defaults != nil {
+		if o.defaults.form != form {
+			return nil, invalidOption(version, "", "WithDefaults: got a %v, the form is %v: pass a value of the form", o.defaults.form, form)
+		}
 		var err error
-		if given, err = givenValues(o.defaults, form); err != nil {
+		if given, err = givenValues(o.defaults.value); err != nil {
 			return nil, invalidOption(version, "", "WithDefaults: %v", err)
 		}
 	}
@@ -333,7 +388,7 @@ func optionsKey(choices []choiceSet, given map[string]json.RawMessage) string {
 	var b []byte
 	part := func(s string) { b = append(strconv.AppendInt(b, int64(len(s)), 10), ':'); b = append(b, s...) }
 	for _, cs := range choices {
-		part(cs.property)
+		part(cs.field.Property())
 		b = strconv.AppendInt(b, int64(len(cs.choices)), 10)
 		for _, c := range cs.choices {
 			part(c.Value)
@@ -453,35 +508,15 @@ func setChoices(p map[string]any, choices []Choice) {
 	}
 }
 
-// givenValues returns the JSON of each given field of v (a form value or
-// a non-nil pointer to one) by property name: the fields whose value is
-// not zero, and pointer fields that are not nil.
-func givenValues(v any, form reflect.Type) (map[string]json.RawMessage, error) {
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() {
-		return nil, fmt.Errorf("got a nil, the form is %v: pass a value of the form", form)
-	}
-	if rv.Kind() == reflect.Pointer && rv.Type().Elem() == form {
-		if rv.IsNil() {
-			return nil, fmt.Errorf("a nil *%s", form.Name())
-		}
-		rv = rv.Elem()
-	}
-	if rv.Type() != form {
-		return nil, fmt.Errorf("got a %v, the form is %v: pass a value of the form", typeOf(v), form)
-	}
+// givenValues returns the JSON of each given field of v, a form value, by
+// property name: the fields whose value is not zero, and pointer fields
+// that are not nil.
+func givenValues(v any) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
-	if err := appendGiven(out, rv, 0); err != nil {
+	if err := appendGiven(out, reflect.ValueOf(v), 0); err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-func typeOf(v any) any {
-	if v == nil {
-		return "nil"
-	}
-	return reflect.TypeOf(v)
 }
 
 // appendGiven walks the fields of struct value rv as encoding/json names

@@ -76,8 +76,9 @@
 // # Choices and defaults known at run time
 //
 // A field tagged elicit:"choices" (a string: one choice; a []string: a
-// multi-select) gets its options at each call, with titles; WithDefaults
-// prefills any form from a value of it:
+// multi-select) gets its options at each call, with titles, named by the
+// ChoicesField elicitgen declares for it (CommitForm_Files); WithDefaults
+// prefills the form from a value of it:
 //
 //	//elicit:form
 //	type CommitForm struct {
@@ -86,20 +87,27 @@
 //	}
 //
 //	form, err := runtime.Elicit[CommitForm](ctx, "Commit which files?",
-//		runtime.WithChoices("files", runtime.Choice{Value: "a.go", Title: "a.go (modified)"}),
-//		runtime.WithChoices("branch", runtime.Choice{Value: "main"}, runtime.Choice{Value: "dev"}),
+//		runtime.WithChoices(CommitForm_Files, runtime.Choice{Value: "a.go", Title: "a.go (modified)"}),
+//		runtime.WithChoices(CommitForm_Branch, runtime.Choice{Value: "main"}, runtime.Choice{Value: "dev"}),
 //		runtime.WithDefaults(CommitForm{Branch: "main"}))
 //
-// The call's schema is the generated one with those properties rebuilt and
+// A misspelt field name, WithDefaults of a value that is not a generated
+// form, and either option given to ElicitSchema or ElicitURL do not
+// compile (see ElicitOption). The call's schema is the generated one with
+// those properties rebuilt and
 // checked by the subset checker for the client's version before anything
 // is sent (ErrElicitSchemaInvalid for an empty or repeated choice, a
-// property that is not a choices field, a choices field without
-// WithChoices, a default the property refuses): titles as oneOf/anyOf,
+// choices field of another form, a choices field without
+// WithChoices, WithDefaults of another form, a default the property
+// refuses): titles as oneOf/anyOf,
 // or enumNames on 2025-06-18; defaults where the version carries them
 // (booleans from 2025-06-18, the rest from 2025-11-25). A field of the
 // WithDefaults value counts as given when it is not its type's zero value
-// (a pointer: when not nil); a given property is optional, and the answer
-// gets its default when the client leaves it out, on every version. An
+// (a pointer: when not nil); a property whose default the version shows is
+// optional, and the answer gets the default when the client leaves it out.
+// A default the version cannot show (a string on 2025-06-18) is not used:
+// the property stays as the form has it, and a required one left out is
+// "is required", so the user is never given a value they did not see. An
 // answer outside the call's choices is a *ContentError naming the
 // property. On 2026-07-28 the handler runs again with the answer and must
 // pass the same choices: an answer counts only for the question asked

@@ -10,8 +10,9 @@ import (
 // Dropped names the properties of the generated form T that the client of
 // the tool call ctx belongs to is not asked, sorted: optional properties
 // whose shape its protocol version cannot carry (a multi-select on
-// 2025-06-18). Elicit[T] asks the rest; each dropped field keeps its
-// default, or its zero value, and an answer that has one anyway is a
+// 2025-06-18). Elicit[T] asks the rest; each dropped field keeps the
+// default of its struct tag, or its zero value (not a WithDefaults value,
+// which the user was never shown), and an answer that has one anyway is a
 // *ContentError. A required property the version cannot carry is not
 // dropped: the form cannot be asked at all, and CanElicit[T] says why.
 //

@@ -36,12 +36,12 @@ func unsupportedf(format string, args ...any) error {
 //
 // Prefer Elicit[T] with a generated form: its schema is checked at build time
 // and the answer arrives as a typed value.
-func ElicitSchema(ctx context.Context, message string, schema map[string]any, opts ...ElicitOption) (map[string]any, error) {
+func ElicitSchema(ctx context.Context, message string, schema map[string]any, opts ...FormOption) (map[string]any, error) {
 	a, err := askerFrom(ctx)
 	if err != nil {
 		return nil, err
 	}
-	o := elicitOptionsOf("", opts)
+	o := optionsOf("", opts, FormOption.applyToSchema)
 	protocol := a.protocol()
 	return askSchema(protocol, func() error { return checkForm(protocol, a.caps().form) }, message, schema, o.reasks, func(message string, schema json.RawMessage) (json.RawMessage, error) {
 		return askForm(ctx, a, o.key, message, schema)
@@ -224,14 +224,62 @@ func ClientSupportsElicitURL(ctx context.Context) bool {
 	return err == nil && a.caps().url && hasElicitMode(a.protocol())
 }
 
-// ElicitOption adjusts one elicitation (Elicit[T], ElicitSchema, ElicitURL,
-// and the adapters' Elicit[T]).
-type ElicitOption func(*elicitOptions)
+// ElicitOption is an option of Elicit[T] (and of [PrepareElicit], for
+// adapters): [WithKey], [WithReask], [WithChoices] and [WithDefaults].
+//
+// Each elicitation takes the options that mean something to it, and the
+// compiler refuses the others: an option has one unexported method per
+// call it applies to, and each call takes its own option type
+// (ElicitOption, [FormOption] for [ElicitSchema], [URLOption] for [ElicitURL]):
+//
+//	option        Elicit[T]  ElicitSchema  ElicitURL  returns
+//	WithKey           ✓           ✓            ✓      CommonOption
+//	WithReask         ✓           ✓                   FormOption
+//	WithChoices       ✓                               ElicitOption
+//	WithDefaults      ✓                               ElicitOption
+//
+// So ElicitURL(ctx, msg, url, WithReask(1)) does not compile ("FormOption
+// does not implement URLOption (missing method applyToURL)").
+type ElicitOption interface {
+	applyToElicit(*elicitOptions)
+}
+
+// FormOption is an option of both form-mode elicitations, Elicit[T] and
+// [ElicitSchema]: [WithKey] and [WithReask]. ElicitSchema takes only these.
+type FormOption interface {
+	ElicitOption
+	applyToSchema(*elicitOptions)
+}
+
+// URLOption is an option of [ElicitURL]: [WithKey].
+type URLOption interface {
+	applyToURL(*elicitOptions)
+}
+
+// CommonOption is an option of every elicitation, Elicit[T],
+// [ElicitSchema] and [ElicitURL]: [WithKey].
+type CommonOption interface {
+	FormOption
+	URLOption
+}
 
 type elicitOptions struct {
 	key    string
 	reasks int          // WithReask
 	form   *formOptions // WithChoices and WithDefaults; nil without them
+}
+
+// optionsOf applies opts, each with apply (nil ones are skipped), to
+// the defaults.
+func optionsOf[O comparable](defaultKey string, opts []O, apply func(O, *elicitOptions)) elicitOptions {
+	o := elicitOptions{key: defaultKey}
+	var none O
+	for _, opt := range opts {
+		if opt != none {
+			apply(opt, &o)
+		}
+	}
+	return o
 }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
@@ -241,7 +289,14 @@ type elicitOptions struct {
 // The key is how a rerun finds its answer, so the default is right as long
 // as the handler asks in the same order on every run; give a key where the
 // order can change between runs (asks that depend on earlier answers).
-func WithKey(key string) ElicitOption { return func(o *elicitOptions) { o.key = key } }
+// Every elicitation takes it: Elicit[T], ElicitSchema and ElicitURL.
+func WithKey(key string) CommonOption { return keyOption(key) }
+
+type keyOption string
+
+func (k keyOption) applyToElicit(o *elicitOptions) { o.key = string(k) }
+func (k keyOption) applyToSchema(o *elicitOptions) { o.key = string(k) }
+func (k keyOption) applyToURL(o *elicitOptions)    { o.key = string(k) }
 
 // askForm sends a form elicitation in call a and returns the client's raw
 // result.
@@ -267,7 +322,7 @@ func askForm(ctx context.Context, a asker, key, message string, schema []byte) (
 // 2026-07-28 the ask is an input_required round trip keyed "url" (WithKey
 // sets another); that protocol has no elicitation ids, and the id returned
 // is only the handler's own.
-func ElicitURL(ctx context.Context, message, url string, opts ...ElicitOption) (elicitationID string, err error) {
+func ElicitURL(ctx context.Context, message, url string, opts ...URLOption) (elicitationID string, err error) {
 	a, err := askerFrom(ctx)
 	if err != nil {
 		return "", err
@@ -286,7 +341,7 @@ func ElicitURL(ctx context.Context, message, url string, opts ...ElicitOption) (
 	params := urlParams(message, url, id)
 	// The key must be the same on every run of the handler: a retry's answer
 	// is found by it.
-	res, err := a.ask(ctx, elicitKey(urlKey, opts...), params)
+	res, err := a.ask(ctx, optionsOf(urlKey, opts, URLOption.applyToURL).key, params)
 	if err != nil {
 		return "", err
 	}

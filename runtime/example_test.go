@@ -133,3 +133,43 @@ func ExampleServer_ServeStdio() {
 	// Output:
 	// hello Ada
 }
+
+// region asks where to deploy: the regions are known only at run time
+// (WithChoices, keyed by the RegionForm_Region that elicitgen declared for
+// the field tagged elicit:"choices"), the replica count is prefilled
+// (WithDefaults), and an answer that breaks the form is asked once more
+// (WithReask).
+func region(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+	regions := []runtime.Choice{{Value: "eu", Title: "Europe"}, {Value: "us", Title: "United States"}}
+	form, err := runtime.Elicit[testform.RegionForm](ctx, "Where should it run?",
+		runtime.WithChoices(testform.RegionForm_Region, regions...),
+		runtime.WithDefaults(testform.RegionForm{Replicas: 3}),
+		runtime.WithReask(1))
+	if err != nil {
+		return nil, err
+	}
+	return runtime.TextResult(fmt.Sprintf("%d replicas in %s", form.Replicas, form.Region)), nil
+}
+
+// WithChoices, WithDefaults and WithReask shape one Elicit[T] call. The
+// user first picks a region that is not offered, is asked again with what
+// was wrong, and leaves the prefilled replica count as it is.
+func ExampleWithChoices() {
+	srv := runtime.NewServer(runtime.Options{})
+	srv.AddTool(runtime.Tool{Name: "region"}, region)
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+
+	adaptertest.PrintCall(hs.URL, runtime.Version20251125, "region", func(_ context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+		fmt.Printf("asked %q\n", p.Message)
+		content := `{"region":"mars","start":"2026-08-01T09:00:00Z"}`
+		if strings.Contains(p.Message, "correct") {
+			content = `{"region":"eu","start":"2026-08-01T09:00:00Z"}`
+		}
+		return mcpclient.ElicitResult{Action: "accept", Content: json.RawMessage(content)}, nil
+	})
+	// Output:
+	// asked "Where should it run?"
+	// asked "Where should it run? — \"region\" must be one of \"eu\", \"us\"; please correct it"
+	// 3 replicas in eu
+}

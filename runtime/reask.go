@@ -26,11 +26,15 @@ import (
 // It is opt-in: a handler's outcome for a bad answer does not change unless
 // it asks for re-asks, a client that answers by itself (an LLM) is not
 // held in a loop it did not expect, and each re-ask is one more question a
-// person sees. n <= 0 means no re-ask. It applies to Elicit[T],
-// ElicitSchema (on every server, the adapters' included).
-func WithReask(n int) ElicitOption {
-	return func(o *elicitOptions) { o.reasks = max(n, 0) }
-}
+// person sees. n <= 0 means no re-ask. It applies to the form-mode
+// elicitations, Elicit[T] and ElicitSchema (on every server, the adapters'
+// included); ElicitURL has no content to check, and does not take it.
+func WithReask(n int) FormOption { return reaskOption(max(n, 0)) }
+
+type reaskOption int
+
+func (n reaskOption) applyToElicit(o *elicitOptions) { o.reasks = int(n) }
+func (n reaskOption) applyToSchema(o *elicitOptions) { o.reasks = int(n) }
 
 // Ask asks the call's question with ask (which sends message and schema
 // and returns the client's raw ElicitResult) and decodes the answer with

@@ -67,7 +67,11 @@
 // constants, is a single choice, a slice of them a multi-select. The
 // schema carries the property without options, and the descriptor names
 // it; the runtime fills the options in per call and checks the answer
-// against them. Static choices (an enum type, enum= or oneof=), a tag
+// against them. The generated file declares a runtime.ChoicesField per
+// such field, the form's name and the field's joined by an underscore
+// (CommitForm_Files), which runtime.WithChoices takes: a misspelt name
+// does not compile. A name that is taken (by a declaration of the package,
+// or by another form's field: A_B's C and A's B_C) is reported. Static choices (an enum type, enum= or oneof=), a tag
 // default (use runtime.WithDefaults) and minLength, maxLength or format do
 // not fit such a field and are reported.
 //

@@ -53,8 +53,8 @@ func commit(ctx context.Context, repo Repo, args CommitArgs) (*runtime.CallToolR
 		onto[i] = runtime.Choice{Value: b}
 	}
 	form, err := runtime.Elicit[CommitForm](ctx, "Commit which files?",
-		runtime.WithChoices("files", files...),
-		runtime.WithChoices("branch", onto...),
+		runtime.WithChoices(CommitForm_Files, files...),
+		runtime.WithChoices(CommitForm_Branch, onto...),
 		runtime.WithDefaults(CommitForm{Branch: current}))
 	switch {
 	case errors.Is(err, runtime.ErrInputRequired):

@@ -11,5 +11,5 @@ import (
 // newest and checks the range of the runtime in the build before writing.
 func Example() {
 	fmt.Printf("this runtime accepts code generated for contract versions %d to %d\n", formimpl.MinVersion, formimpl.MaxVersion)
-	// Output: this runtime accepts code generated for contract versions 2 to 4
+	// Output: this runtime accepts code generated for contract versions 2 to 5
 }

@@ -8,7 +8,7 @@
 // # Compatibility
 //
 // Each generated file is written for one version of this contract (elicitgen
-// writes version 4) and checks, when it compiles, that the runtime accepts
+// writes version 5) and checks, when it compiles, that the runtime accepts
 // it: a runtime accepts every version from MinVersion to MaxVersion. A
 // runtime upgrade keeps accepting the files generated before it, and raises
 // MinVersion only with a major version of the module. Outside the range the
@@ -42,9 +42,11 @@ import "github.com/go-elicit/elicit/internal/formcore"
 //   - 3: Descriptor.Package.
 //   - 4: Descriptor.Choices (run-time choices fields) and Variant.Dropped
 //     (optional properties a version cannot carry, left out of its schema).
+//   - 5: ChoicesField and NewChoicesField: one declared per run-time
+//     choices field, the name runtime.WithChoices takes.
 const (
 	MinVersion = 2
-	MaxVersion = 4
+	MaxVersion = 5
 )
 
 // GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest is
@@ -72,6 +74,16 @@ type Descriptor = formcore.Descriptor
 
 // Variant is the form as one protocol version sees it.
 type Variant = formcore.Variant
+
+// ChoicesField names one run-time choices field of a form; generated code
+// declares one per field with NewChoicesField (contract 5).
+type ChoicesField = formcore.ChoicesField
+
+// NewChoicesField is the ChoicesField of property of the form described by
+// form.
+func NewChoicesField(form *Descriptor, property string) ChoicesField {
+	return formcore.NewChoicesField(form, property)
+}
 
 // Decoder is what a generated ElicitDecode reads the answer with: its
 // methods read each property, check it, and collect every problem.

@@ -23,7 +23,13 @@ const FormComment = "//" + Prefix + ":" + Form
 // methods elicitgen generates: code calling runtime.Elicit[T] before the
 // first go generate, or on a form just added. The form structs themselves
 // still type-check, which is all the model needs, so the generator's loader
-// lets these errors pass, and so does elicitvet's go vet fallback.
+// lets these errors pass, and so does elicitvet's go vet fallback. The
+// same holds for the name of a run-time choices field (CommitForm_Files)
+// that elicitgen has not declared yet: "undefined: CommitForm_Files".
 func MissingFormMethod(msg string) bool {
-	return strings.Contains(msg, "(missing method ElicitForm)") || strings.Contains(msg, "(missing method ElicitDecode)")
+	if strings.Contains(msg, "(missing method ElicitForm)") || strings.Contains(msg, "(missing method ElicitDecode)") {
+		return true
+	}
+	_, name, ok := strings.Cut(msg, "undefined: ")
+	return ok && strings.Contains(name, "_") && !strings.ContainsAny(name, ". \t")
 }

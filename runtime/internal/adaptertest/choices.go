@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/elicittest"
@@ -17,17 +18,20 @@ var Regions = []runtime.Choice{{Value: "eu", Title: "Europe"}, {Value: "us", Tit
 // RegionTool is the body of a "region" tool: it asks testform.RegionForm
 // through elicit (runtime.Elicit or an adapter's Elicit, instantiated) with
 // the Regions as run-time choices and a prefilled region, replica count
-// and notify flag, and returns what the answer holds.
+// notify flag and start, and returns what the answer holds.
 func RegionTool(ctx context.Context, elicit func(context.Context, string, ...runtime.ElicitOption) (testform.RegionForm, error)) (string, error) {
 	no := false
 	f, err := elicit(ctx, "Where?",
-		runtime.WithChoices("region", Regions...),
-		runtime.WithDefaults(testform.RegionForm{Region: "us", Replicas: 3, Notify: &no}))
+		runtime.WithChoices(testform.RegionForm_Region, Regions...),
+		runtime.WithDefaults(testform.RegionForm{Region: "us", Replicas: 3, Notify: &no, Start: regionStart}))
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s %d %v %q", f.Region, f.Replicas, *f.Notify, f.Note), nil
+	return fmt.Sprintf("%s %d %v %q %s", f.Region, f.Replicas, *f.Notify, f.Note, f.Start.Format(time.DateOnly)), nil
 }
+
+// regionStart is the start RegionTool prefills.
+var regionStart = time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)
 
 // RegionSchemas are the requestedSchemas RegionTool sends: enumNames and
 // only the boolean default on 2025-06-18, where the properties whose
@@ -37,7 +41,8 @@ var RegionSchemas = map[string]string{
 		`"region":{"description":"Where to deploy.","enum":["eu","us"],"enumNames":["Europe","United States"],"type":"string"},` +
 		`"replicas":{"description":"How many replicas to run.","maximum":10,"minimum":1,"type":"integer"},` +
 		`"notify":{"default":false,"description":"Whether to tell the team.","type":"boolean"},` +
-		`"note":{"type":"string","description":"A note for the log."}},"required":["region","replicas"]}`,
+		`"note":{"type":"string","description":"A note for the log."},` +
+		`"start":{"description":"When to start.","format":"date-time","type":"string"}},"required":["region","replicas","start"]}`,
 	runtime.Version20251125: newerRegionSchema,
 	runtime.Version20260728: newerRegionSchema,
 }
@@ -46,11 +51,14 @@ const newerRegionSchema = `{"type":"object","properties":{` +
 	`"region":{"default":"us","description":"Where to deploy.","oneOf":[{"const":"eu","title":"Europe"},{"const":"us","title":"United States"}],"type":"string"},` +
 	`"replicas":{"default":3,"description":"How many replicas to run.","maximum":10,"minimum":1,"type":"integer"},` +
 	`"notify":{"default":false,"description":"Whether to tell the team.","type":"boolean"},` +
-	`"note":{"type":"string","description":"A note for the log."}}}`
+	`"note":{"type":"string","description":"A note for the log."},` +
+	`"start":{"default":"2026-08-01T09:00:00Z","description":"When to start.","format":"date-time","type":"string"}}}`
 
 // RegionCalls drives the "region" tool of h (RegionTool; an error is an
 // isError result) on every protocol the kit runs: the schema each version
-// gets, the defaults filling what the answer leaves out, and an answer
+// gets, the defaults it shows filling what the answer leaves out, the
+// defaults it cannot show (a number and a time on 2025-06-18) not used, so
+// that leaving their properties out is "is required", and an answer
 // outside the choices refused.
 func RegionCalls(t *testing.T, h http.Handler) {
 	elicittest.NewServer(t, h).Each(t, func(t *testing.T, c *elicittest.Client) {
@@ -60,9 +68,14 @@ func RegionCalls(t *testing.T, h http.Handler) {
 			}
 			return elicittest.AcceptRaw(`{"region":"eu"}`)
 		}))
-		res.WantText(t, `eu 3 false ""`)
-		c.Call(t, "region", nil, elicittest.AcceptRaw(`{"region":"us","replicas":5,"notify":true,"note":"x"}`)).WantText(t, `us 5 true "x"`)
-		c.Call(t, "region", nil, elicittest.AcceptRaw(`{"region":"mars","replicas":11}`)).
+		if c.Protocol() == runtime.Version20250618 {
+			res.WantError(t, `elicit: invalid content: "replicas" is required; "start" is required`)
+			c.Call(t, "region", nil, elicittest.AcceptRaw(`{"region":"eu","replicas":2,"start":"2026-09-01T00:00:00Z"}`)).WantText(t, `eu 2 false "" 2026-09-01`)
+		} else {
+			res.WantText(t, `eu 3 false "" 2026-08-01`)
+		}
+		c.Call(t, "region", nil, elicittest.AcceptRaw(`{"region":"us","replicas":5,"notify":true,"note":"x","start":"2026-09-01T00:00:00Z"}`)).WantText(t, `us 5 true "x" 2026-09-01`)
+		c.Call(t, "region", nil, elicittest.AcceptRaw(`{"region":"mars","replicas":11,"start":"2026-09-01T00:00:00Z"}`)).
 			WantError(t, `elicit: invalid content: "region" must be one of "eu", "us"; "replicas" must be at most 10`)
 	})
 }

@@ -1,5 +1,7 @@
 package testform
 
+import "time"
+
 // RegionForm has a run-time single choice beside fields that per-call
 // defaults prefill: the runtime's tests of WithChoices and WithDefaults
 // ask it.
@@ -14,6 +16,8 @@ type RegionForm struct {
 	Notify *bool `json:"notify,omitempty"`
 	// A note for the log.
 	Note string `json:"note,omitempty"`
+	// When to start.
+	Start time.Time `json:"start"`
 }
 
 // PickForm has a run-time multi-select.

@@ -2,15 +2,18 @@
 
 package testform
 
-import "github.com/go-elicit/elicit/runtime/formimpl"
+import (
+	"github.com/go-elicit/elicit/runtime/formimpl"
+	"time"
+)
 
-// This file is version 4 of the generated-code contract. When the runtime in
+// This file is version 5 of the generated-code contract. When the runtime in
 // go.mod does not accept it, a line below stops compiling and the type it names
 // says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
 // or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
 const (
-	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 4)
-	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(4 - formimpl.MinVersion)
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 5)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(5 - formimpl.MinVersion)
 )
 
 func init() {
@@ -22,7 +25,7 @@ func init() {
 	formimpl.CheckFingerprint((*NotifyForm)(nil), "NotifyForm", 0xc07fcb552e5cc1af)
 	formimpl.CheckFingerprint((*PickForm)(nil), "PickForm", 0xaccfa34cbc190dc9)
 	formimpl.CheckFingerprint((*PlaceForm)(nil), "PlaceForm", 0x453a2c495c688ec2)
-	formimpl.CheckFingerprint((*RegionForm)(nil), "RegionForm", 0x7751842fe93fa454)
+	formimpl.CheckFingerprint((*RegionForm)(nil), "RegionForm", 0x4c8d3c8bf5f5c3f6)
 	formimpl.CheckFingerprint((*TagForm)(nil), "TagForm", 0x8ad582094aa5ce27)
 }
 
@@ -67,6 +70,9 @@ var askChoiceFormDescriptor = &formimpl.Descriptor{
 	Package: "testform",
 	Choices: []string{"name"},
 }
+
+// AskChoiceForm_Name names the run-time choices field Name of AskChoiceForm (property "name"), for runtime.WithChoices.
+var AskChoiceForm_Name = formimpl.NewChoicesField(askChoiceFormDescriptor, "name")
 
 // ElicitForm describes the AskChoiceForm form: its schema for each protocol version.
 func (*AskChoiceForm) ElicitForm() *formimpl.Descriptor {
@@ -347,6 +353,9 @@ var pickFormDescriptor = &formimpl.Descriptor{
 	Choices: []string{"files"},
 }
 
+// PickForm_Files names the run-time choices field Files of PickForm (property "files"), for runtime.WithChoices.
+var PickForm_Files = formimpl.NewChoicesField(pickFormDescriptor, "files")
+
 // ElicitForm describes the PickForm form: its schema for each protocol version.
 func (*PickForm) ElicitForm() *formimpl.Descriptor {
 	return pickFormDescriptor
@@ -454,12 +463,13 @@ type elicit_RegionForm_changed_run_go_generate = struct {
 	Replicas int
 	Notify   *bool
 	Note     string
+	Start    time.Time
 }
 
 var _ = RegionForm(elicit_RegionForm_changed_run_go_generate{})
 
 // The requestedSchema of RegionForm, the same for every protocol version that can carry it.
-const regionFormSchema2025_06_18 = `{"type":"object","properties":{"region":{"type":"string","description":"Where to deploy."},"replicas":{"type":"integer","description":"How many replicas to run.","minimum":1,"maximum":10},"notify":{"type":"boolean","description":"Whether to tell the team."},"note":{"type":"string","description":"A note for the log."}},"required":["region","replicas"]}`
+const regionFormSchema2025_06_18 = `{"type":"object","properties":{"region":{"type":"string","description":"Where to deploy."},"replicas":{"type":"integer","description":"How many replicas to run.","minimum":1,"maximum":10},"notify":{"type":"boolean","description":"Whether to tell the team."},"note":{"type":"string","description":"A note for the log."},"start":{"type":"string","description":"When to start.","format":"date-time"}},"required":["region","replicas","start"]}`
 
 var regionFormDescriptor = &formimpl.Descriptor{
 	Name: "RegionForm",
@@ -472,6 +482,9 @@ var regionFormDescriptor = &formimpl.Descriptor{
 	Package: "testform",
 	Choices: []string{"region"},
 }
+
+// RegionForm_Region names the run-time choices field Region of RegionForm (property "region"), for runtime.WithChoices.
+var RegionForm_Region = formimpl.NewChoicesField(regionFormDescriptor, "region")
 
 // ElicitForm describes the RegionForm form: its schema for each protocol version.
 func (*RegionForm) ElicitForm() *formimpl.Descriptor {
@@ -501,12 +514,17 @@ func (f *RegionForm) ElicitDecode(content []byte) error {
 			if v, ok := d.StringField(3, "note", -1, -1, "", false); ok {
 				f.Note = v
 			}
+		case "start":
+			if v, ok := d.TimeField(4, "start", "date-time", false); ok {
+				f.Start = v
+			}
 		default:
 			d.Unknown()
 		}
 	}
 	d.Require(0, "region")
 	d.Require(1, "replicas")
+	d.Require(4, "start")
 	return d.Err()
 }
 
@@ -535,6 +553,9 @@ var tagFormDescriptor = &formimpl.Descriptor{
 	Package: "testform",
 	Choices: []string{"tags"},
 }
+
+// TagForm_Tags names the run-time choices field Tags of TagForm (property "tags"), for runtime.WithChoices.
+var TagForm_Tags = formimpl.NewChoicesField(tagFormDescriptor, "tags")
 
 // ElicitForm describes the TagForm form: its schema for each protocol version.
 func (*TagForm) ElicitForm() *formimpl.Descriptor {
