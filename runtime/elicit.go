@@ -224,8 +224,8 @@ func ClientSupportsElicitURL(ctx context.Context) bool {
 	return err == nil && a.caps().url && hasElicitMode(a.protocol())
 }
 
-// ElicitOption is an option of Elicit[T] (and of [PrepareElicit], for
-// adapters): [WithKey], [WithReask], [WithChoices] and [WithDefaults].
+// ElicitOption is an option of Elicit[T]: [WithKey], [WithReask],
+// [WithChoices] and [WithDefaults].
 //
 // Each elicitation takes the options that mean something to it, and the
 // compiler refuses the others: an option has one unexported method per
