@@ -123,3 +123,12 @@ func TestEveryModuleInWorkAndMakefile(t *testing.T) {
 		t.Errorf("the Makefile's MODULES are %v; the tree's modules are %v", listed, tree)
 	}
 }
+
+// TestEveryModuleStandsAlone: every module's packages and tests resolve
+// with GOWORK=off, from its own go.mod and go.sum (its replace directives
+// take the repository's other modules from their directories).
+func TestEveryModuleStandsAlone(t *testing.T) {
+	for _, dir := range workModules(t) {
+		goListEnv(t, dir, []string{"GOWORK=off"}, "-e", "-deps", "-test", "-json=ImportPath,Error", "./...")
+	}
+}

@@ -54,3 +54,5 @@ replace (
 	github.com/go-elicit/elicit => ../..
 	github.com/go-elicit/elicit/runtime/natscluster => ../../runtime/natscluster
 )
+
+tool github.com/go-elicit/elicit/cmd/elicitgen
