@@ -12,7 +12,6 @@ import (
 	"bufio"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
@@ -124,8 +123,8 @@ func (p *process) stop() {
 	_ = p.cmd.Wait()
 }
 
-// proxy forwards to the fixture. It keeps no idle connection, so no
-// goroutine outlives a request.
+// proxy forwards to the fixture (for Handler). It keeps no idle
+// connection, so no goroutine outlives a request.
 func (p *process) proxy() http.Handler {
 	rp := httputil.NewSingleHostReverseProxy(p.url)
 	rp.FlushInterval = -1
@@ -133,16 +132,35 @@ func (p *process) proxy() http.Handler {
 	return rp
 }
 
-// Serve starts the server and stops it when the test ends. The returned
-// server forwards to the fixture's process.
-func Serve(tb testing.TB, opts Options) *httptest.Server {
+// Server is a running fixture, reached directly at URL.
+type Server struct {
+	// URL is the fixture's base URL, http://127.0.0.1:PORT.
+	URL string
+
+	p      *process
+	client *http.Client
+	once   sync.Once
+}
+
+// Client returns an HTTP client for the fixture, closed with it.
+func (s *Server) Client() *http.Client { return s.client }
+
+// Close stops the fixture's process; later calls do nothing.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		s.client.CloseIdleConnections()
+		s.p.stop()
+	})
+}
+
+// Serve starts the server and stops it when the test ends.
+func Serve(tb testing.TB, opts Options) *Server {
 	tb.Helper()
 	p, err := start(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(p.stop)
-	srv := httptest.NewServer(p.proxy())
+	srv := &Server{URL: p.url.String(), p: p, client: &http.Client{Transport: &http.Transport{}}}
 	tb.Cleanup(srv.Close)
 	return srv
 }
