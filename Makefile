@@ -7,21 +7,34 @@ PKGS    ?= ./...
 
 BIN := bin
 
+# MODULES are the repository's Go modules, as go.work lists them (see
+# docs/modules.md): the root module, what only an adopter of one SDK, of
+# NATS or of golangci-lint needs, the examples that use an SDK, and the
+# developer programs. Every target below runs in each; PKGS is the package
+# pattern inside each module. Targets that run one program (demo, bench, ...)
+# use the workspace, go.work, from the root.
+MODULES ?= . runtime/gosdk runtime/mcpgo runtime/natscluster gen/elicitform/golangci \
+	examples/commit examples/gosdk examples/internal/booking examples/mcpgo examples/ze \
+	internal/cmd
+
+# each runs its command in every module: $(call each,go vet $(PKGS)).
+each = set -e; for m in $(MODULES); do echo "== $$m: $(1)"; (cd $$m && $(1)); done
+
 all: build test
 
 build:
-	$(GO) build ./...
+	@$(call each,$(GO) build -o /dev/null $(PKGS))
 
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 vet:
-	$(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
+	@$(call each,$(GO) vet $(PKGS))
+	@$(call each,$(GO) run $(STATICCHECK) $(PKGS))
 
 # test runs everything the suite needs; it installs what it uses (Go modules,
 # and under CI=true the Chromium the Inspector web UI test drives).
 test: vet conformance chromium
-	$(GOTEST) -timeout 20m $(PKGS)
+	@$(call each,$(GOTEST) -timeout 20m $(PKGS))
 
 # chromium installs Debian's chromium with apt-get when /usr/bin/chromium is
 # missing and CI=true (CI runs as root on Debian); elsewhere the Inspector web
@@ -36,7 +49,7 @@ chromium:
 	fi
 
 generate:
-	$(GO) generate ./...
+	@$(call each,$(GO) generate $(PKGS))
 
 # check-generated regenerates every committed generated file and fails if any changed.
 check-generated: generate
@@ -53,7 +66,7 @@ demo:
 # fuzz runs every fuzz target for FUZZTIME (default 10s) each.
 FUZZTIME ?= 10s
 fuzz:
-	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz.sh
+	FUZZTIME=$(FUZZTIME) MODULES="$(MODULES)" bash internal/scripts/fuzz.sh
 
 # bench runs internal/cmd/bench: the elicitation round trip, decoding and code
 # generation side by side with go-sdk, mcp-go and a bare net/http floor (a few
@@ -105,10 +118,10 @@ $(CONFORMANCE_TOOLS)/.installed: internal/cmd/conformance/package.json internal/
 	cd $(CONFORMANCE_TOOLS) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# vulncheck runs govulncheck ./... against a pinned snapshot of the Go
+# vulncheck runs govulncheck ./... in every module against a pinned snapshot of the Go
 # vulnerability database, taken from the module proxy as the module
 # golang.org/x/vulndb (internal/scripts/vulncheck.sh says how). It fails when a
-# vulnerable symbol is reachable from this module's code. The standard library
+# vulnerable symbol is reachable from a module's code. The standard library
 # checked is VULN_GO's: go1.27.3, the patched toolchain the module proxy serves
 # here (this machine's go1.26.8 has ten reachable net/http, crypto/tls,
 # crypto/x509 and net/textproto vulnerabilities, fixed in go1.26.9/go1.26.10;
@@ -118,9 +131,9 @@ VULN_GO        ?= go1.27.3
 GOVULNCHECK    ?= golang.org/x/vuln/cmd/govulncheck@v1.9.0
 
 vulncheck:
-	VULNDB_VERSION=$(VULNDB_VERSION) VULN_GO=$(VULN_GO) GOVULNCHECK=$(GOVULNCHECK) bash internal/scripts/vulncheck.sh
+	VULNDB_VERSION=$(VULNDB_VERSION) VULN_GO=$(VULN_GO) GOVULNCHECK=$(GOVULNCHECK) MODULES="$(MODULES)" bash internal/scripts/vulncheck.sh
 
 # test-patched runs the race-enabled tests again on VULN_GO, the toolchain
 # vulncheck vouches for, so that the release advice (build with it) is tested.
 test-patched:
-	GOTOOLCHAIN=$(VULN_GO) $(GOTEST) -timeout 20m $(PKGS)
+	@$(call each,GOTOOLCHAIN=$(VULN_GO) $(GOTEST) -timeout 20m $(PKGS))

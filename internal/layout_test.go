@@ -1,8 +1,11 @@
-// Package internal_test enforces the module's layout: what ships never
+// Package internal_test enforces the repository's layout: what ships never
 // depends on a program or on test support, the runtime never depends on the
-// generator, programs live where programs go, and the README's Layout section
-// lists the tree line for line. The import rules are read from `go list
-// -json`, so a new import that breaks one fails here with both ends named.
+// generator, programs live where programs go, the README's Layout section
+// lists the tree line for line, and an adopter of the root module gets none
+// of the heavy modules that only the adapters, natscluster, the golangci
+// plugin, the examples and the developer programs need (docs/modules.md).
+// The import rules are read from `go list -json` over every module of
+// go.work, so a new import that breaks one fails here with both ends named.
 package internal_test
 
 import (
@@ -46,6 +49,7 @@ type listedPackage struct {
 	ImportPath string
 	Name       string
 	Deps       []string
+	Module     *struct{ Path string }
 	Error      *struct{ Err string }
 }
 
@@ -69,16 +73,59 @@ func hasElement(p, elem string) bool {
 	return slices.Contains(strings.Split(p, "/"), elem)
 }
 
-// listModule runs `go list -json` over every package of the module.
+// workModules returns the directories of go.work's modules, relative to
+// the repository root ("." for the root module).
+func workModules(t *testing.T) []string {
+	t.Helper()
+	cmd := exec.Command("go", "work", "edit", "-json")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go work edit -json: %v", err)
+	}
+	var work struct{ Use []struct{ DiskPath string } }
+	if err := json.Unmarshal(out, &work); err != nil {
+		t.Fatalf("reading go work edit -json: %v", err)
+	}
+	var dirs []string
+	for _, u := range work.Use {
+		dirs = append(dirs, path.Clean(u.DiskPath))
+	}
+	if !slices.Contains(dirs, ".") {
+		t.Fatalf("go.work does not use the root module: %v", dirs)
+	}
+	return dirs
+}
+
+// listModule runs `go list -json` over every package of every module of
+// go.work.
 func listModule(t *testing.T) []listedPackage {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Name,Deps,Error", "./...")
-	cmd.Dir = ".." // the module root: this test runs in internal/
+	var pkgs []listedPackage
+	for _, dir := range workModules(t) {
+		pkgs = append(pkgs, goList(t, dir, "-e", "-json=ImportPath,Name,Deps,Error", "./...")...)
+	}
+	return pkgs
+}
+
+// goList runs `go list args...` in the module directory dir (relative to
+// the repository root) and decodes the packages it prints; env is added to
+// the environment.
+func goList(t *testing.T, dir string, args ...string) []listedPackage {
+	t.Helper()
+	return goListEnv(t, dir, nil, args...)
+}
+
+func goListEnv(t *testing.T, dir string, env []string, args ...string) []listedPackage {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = filepath.Join("..", dir) // this test runs in internal/
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list ./...: %v\n%s", err, stderr.Bytes())
+		t.Fatalf("go list %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.Bytes())
 	}
 	var pkgs []listedPackage
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -90,12 +137,12 @@ func listModule(t *testing.T) []listedPackage {
 			t.Fatalf("reading go list output: %v", err)
 		}
 		if p.Error != nil {
-			t.Fatalf("go list: %s: %s", p.ImportPath, p.Error.Err)
+			t.Fatalf("go list in %s: %s: %s", dir, p.ImportPath, p.Error.Err)
 		}
 		pkgs = append(pkgs, p)
 	}
 	if len(pkgs) == 0 {
-		t.Fatal("go list ./... listed no package")
+		t.Fatalf("go list %s in %s listed no package", strings.Join(args, " "), dir)
 	}
 	return pkgs
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The stdio tests run three kinds of child: examples/ze -stdio (the
@@ -41,7 +40,7 @@ func stdioHelper(mode string) int {
 	switch mode {
 	case "sdk":
 		fmt.Fprintln(os.Stderr, "sdk helper: serving on stdio")
-		if err := sdkfixture.NewServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		if err := sdkfixture.RunStdio(); err != nil {
 			fmt.Fprintln(os.Stderr, "sdk helper:", err)
 		}
 		return 0

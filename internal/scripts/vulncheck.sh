@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make vulncheck: govulncheck ./... against a local copy of the Go
+# make vulncheck: govulncheck ./... in every module of MODULES (default:
+# the root module) against a local copy of the Go
 # vulnerability database.
 #
 # govulncheck normally asks the database's web service, which this project's
@@ -50,4 +51,9 @@ if [ ! -f "$db/index/db.json" ]; then
 fi
 
 echo "vulncheck: database golang.org/x/vulndb@$version, toolchain $(GOTOOLCHAIN=$vuln_go go env GOVERSION)"
-GOTOOLCHAIN=$vuln_go go run "$govulncheck" -db "file://$db" ./...
+status=0
+for mod in ${MODULES:-.}; do
+  echo "vulncheck: module $mod"
+  (cd "$root/$mod" && GOTOOLCHAIN=$vuln_go go run "$govulncheck" -db "file://$db" ./...) || status=$?
+done
+exit $status

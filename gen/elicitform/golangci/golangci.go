@@ -9,7 +9,7 @@
 //
 //	version: v2.15.0
 //	plugins:
-//	  - module: github.com/go-elicit/elicit
+//	  - module: github.com/go-elicit/elicit/gen/elicitform/golangci
 //	    import: github.com/go-elicit/elicit/gen/elicitform/golangci
 //	    version: vX.Y.Z # the elicit version in your go.mod: go list -m github.com/go-elicit/elicit
 //

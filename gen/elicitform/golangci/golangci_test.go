@@ -132,8 +132,12 @@ func TestCustomBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	custom, golangci := readmeConfigs(t, filepath.Join(root, "README.md"))
-	// The README pins the plugin by version; here it is this working tree.
-	custom = regexp.MustCompile(`(?m)^(\s+)version: .*$`).ReplaceAllString(custom, "${1}path: "+root)
+	// The README pins the plugin by version; here it is this working tree:
+	// the plugin's module from its directory, and first, since nothing is
+	// published, the root module it requires (its own go.mod's replace does
+	// not apply in golangci-lint's build; docs/modules.md).
+	custom = regexp.MustCompile(`(?m)^(\s+)version: .*$`).ReplaceAllString(custom, "${1}path: "+filepath.Join(root, "gen", "elicitform", "golangci"))
+	custom = strings.Replace(custom, "plugins:\n", "plugins:\n  - module: github.com/go-elicit/elicit\n    import: github.com/go-elicit/elicit/gen/elicitform\n    path: "+root+"\n", 1)
 	for name, data := range map[string]string{
 		"go.mod":          "module example.com/proj\n\ngo 1.26.0\n\nrequire github.com/go-elicit/elicit v0.0.0\n\ntool github.com/go-elicit/elicit/cmd/elicitgen\n\nreplace github.com/go-elicit/elicit => " + root + "\n",
 		"go.sum":          string(sum),

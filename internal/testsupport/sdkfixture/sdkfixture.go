@@ -1,39 +1,26 @@
-// Package sdkfixture serves an MCP server built on the official Go SDK
-// (github.com/modelcontextprotocol/go-sdk) on loopback, with tools that
-// elicit, for tests of clients. It is a test fixture: an independent,
-// widely used server implementation to check a client against, so a client
-// bug and a server bug cannot cancel out.
-//
-// Tools (all arguments optional unless said):
-//
-//	echo {text}   text "echo: TEXT"
-//	greet         form elicitation of {name: string, required}; accept → "hello NAME",
-//	              decline / cancel → isError "elicitation declined" / "... canceled",
-//	              an Elicit error (no capability, bad content) → isError with its text
-//	login         URL elicitation (https://example.test/login, id "login-1"); after
-//	              the answer sends notifications/elicitation/complete, then "login: ACTION"
-//	confirm       2026-07-28 style: returns inputRequests {"confirm": form {ok: boolean}}
-//	              with requestState "confirm-state"; on the retry "confirmed: ACTION CONTENT".
-//	              On a legacy session the SDK turns this into a server-sent elicitation.
-//	fail          isError "boom"
-//	structured    structuredContent {"n":42} (and its JSON as text)
-//	sleep {ms}    waits ms milliseconds (or until the request ends), then "slept"
-//	ping          pings the client from the handler, then "pong"
-//	chatty        sends a progress notification, then elicits like greet
-//	resume        (needs EventStore) closes its SSE stream, waits 100ms, then "resumed"
+// Package sdkfixture starts internal/cmd/sdkfixture, an MCP server built on
+// the official Go SDK (github.com/modelcontextprotocol/go-sdk) with tools
+// that elicit, for tests of clients: an independent, widely used server
+// implementation to check a client against, so a client bug and a server
+// bug cannot cancel out. The server runs as its own process (`go run`, from
+// the internal/cmd module), so the module these tests live in does not
+// require go-sdk and neither does any adopter's module graph; the tools it
+// serves are listed in internal/cmd/sdkfixture's doc.
 package sdkfixture
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
+	"bufio"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync"
 	"testing"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Options choose the server's transport behaviour.
@@ -47,167 +34,170 @@ type Options struct {
 	EventStore bool
 }
 
+func (o Options) flags() []string {
+	var f []string
+	if o.Stateless {
+		f = append(f, "-stateless")
+	}
+	if o.JSONResponse {
+		f = append(f, "-json")
+	}
+	if o.EventStore {
+		f = append(f, "-eventstore")
+	}
+	return f
+}
+
+// cmdModule is the directory of the internal/cmd module, found from this
+// file's path (tests run from source).
+func cmdModule() (string, error) {
+	_, file, _, ok := goruntime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("sdkfixture: cannot locate the source tree")
+	}
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "cmd")
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return "", fmt.Errorf("sdkfixture: the internal/cmd module: %w", err)
+	}
+	return dir, nil
+}
+
+// command is `go run ./sdkfixture args...` in the internal/cmd module (go
+// run caches the executable, so only the first start builds it).
+func command(args ...string) (*exec.Cmd, error) {
+	dir, err := cmdModule()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", append([]string{"run", "./sdkfixture"}, args...)...)
+	cmd.Dir = dir
+	return cmd, nil
+}
+
+// process is one running HTTP fixture.
+type process struct {
+	url   *url.URL
+	cmd   *exec.Cmd
+	stdin *os.File
+}
+
+// start starts an HTTP fixture and reads the URL it prints. The process
+// exits when stop closes its standard input, or when this process exits.
+func start(opts Options) (*process, error) {
+	cmd, err := command(opts.flags()...)
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	defer outR.Close()
+	if err != nil {
+		inW.Close()
+		return nil, fmt.Errorf("sdkfixture: go run ./sdkfixture: %w", err)
+	}
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	u, perr := url.Parse(strings.TrimSpace(line))
+	if err != nil || perr != nil || u.Host == "" {
+		inW.Close()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("sdkfixture: the fixture printed %q, not its URL (%v)", line, err)
+	}
+	return &process{url: u, cmd: cmd, stdin: inW}, nil
+}
+
+func (p *process) stop() {
+	p.stdin.Close()
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// proxy forwards to the fixture (for Handler). It keeps no idle
+// connection, so no goroutine outlives a request.
+func (p *process) proxy() http.Handler {
+	rp := httputil.NewSingleHostReverseProxy(p.url)
+	rp.FlushInterval = -1
+	rp.Transport = &http.Transport{DisableKeepAlives: true}
+	return rp
+}
+
+// Server is a running fixture, reached directly at URL.
+type Server struct {
+	// URL is the fixture's base URL, http://127.0.0.1:PORT.
+	URL string
+
+	p      *process
+	client *http.Client
+	once   sync.Once
+}
+
+// Client returns an HTTP client for the fixture, closed with it.
+func (s *Server) Client() *http.Client { return s.client }
+
+// Close stops the fixture's process; later calls do nothing.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		s.client.CloseIdleConnections()
+		s.p.stop()
+	})
+}
+
 // Serve starts the server and stops it when the test ends.
-func Serve(tb testing.TB, opts Options) *httptest.Server {
+func Serve(tb testing.TB, opts Options) *Server {
 	tb.Helper()
-	srv := httptest.NewServer(Handler(opts))
+	p, err := start(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := &Server{URL: p.url.String(), p: p, client: &http.Client{Transport: &http.Transport{}}}
 	tb.Cleanup(srv.Close)
 	return srv
 }
 
-// Handler returns the go-sdk Streamable HTTP handler serving NewServer.
+var (
+	shared   sync.Mutex
+	handlers = map[Options]http.Handler{}
+	kept     []*process // their standard input stays open while this process runs
+)
+
+// Handler returns a handler forwarding to a fixture started with opts,
+// shared by every caller in this process and ended when it exits. If the
+// fixture cannot start, the handler answers 500 with the reason.
 func Handler(opts Options) http.Handler {
-	hopts := &mcp.StreamableHTTPOptions{Stateless: opts.Stateless, JSONResponse: opts.JSONResponse}
-	if opts.EventStore {
-		hopts.EventStore = mcp.NewMemoryEventStore(nil)
+	shared.Lock()
+	defer shared.Unlock()
+	if h, ok := handlers[opts]; ok {
+		return h
 	}
-	server := NewServer()
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, hopts)
-}
-
-// NewServer returns the go-sdk server with the fixture's tools.
-func NewServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "sdkfixture", Version: "1"}, nil)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echo text"}, echo)
-	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "asks for a name"}, greet)
-	mcp.AddTool(s, &mcp.Tool{Name: "login", Description: "url elicitation"}, login)
-	mcp.AddTool(s, &mcp.Tool{Name: "confirm", Description: "input_required elicitation"}, confirm)
-	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "always fails"}, fail)
-	mcp.AddTool(s, &mcp.Tool{Name: "structured", Description: "structured result"}, structured)
-	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "waits"}, sleep)
-	mcp.AddTool(s, &mcp.Tool{Name: "ping", Description: "pings the client"}, ping)
-	mcp.AddTool(s, &mcp.Tool{Name: "chatty", Description: "notifies, then elicits"}, chatty)
-	mcp.AddTool(s, &mcp.Tool{Name: "resume", Description: "closes its stream"}, resume)
-	return s
-}
-
-type none struct{}
-
-func text(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-}
-
-func toolError(s string) *mcp.CallToolResult {
-	r := text(s)
-	r.IsError = true
-	return r
-}
-
-func echo(_ context.Context, _ *mcp.CallToolRequest, in struct {
-	Text string `json:"text,omitempty"`
-}) (*mcp.CallToolResult, any, error) {
-	return text("echo: " + in.Text), nil, nil
-}
-
-var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}},"required":["name"]}`)
-
-func greet(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: nameSchema})
+	p, err := start(opts)
 	if err != nil {
-		return toolError("elicit: " + err.Error()), nil, nil
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		})
 	}
-	return outcome(res, func(content map[string]any) string {
-		name, _ := content["name"].(string)
-		return "hello " + name
-	}), nil, nil
+	kept = append(kept, p)
+	handlers[opts] = p.proxy()
+	return handlers[opts]
 }
 
-func outcome(res *mcp.ElicitResult, accept func(map[string]any) string) *mcp.CallToolResult {
-	switch res.Action {
-	case "accept":
-		return text(accept(res.Content))
-	case "decline":
-		return toolError("elicitation declined")
-	case "cancel":
-		return toolError("elicitation canceled")
-	}
-	return toolError(fmt.Sprintf("unknown action %q", res.Action))
-}
-
-func login(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
-		Mode: "url", Message: "Sign in", URL: "https://example.test/login", ElicitationID: "login-1",
-	})
+// RunStdio serves the fixture on this process's standard input and output
+// until the input ends: for a test binary that doubles as a stdio server.
+func RunStdio() error {
+	cmd, err := command("-stdio")
 	if err != nil {
-		return toolError("elicit: " + err.Error()), nil, nil
+		return err
 	}
-	if err := req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: "login-1"}); err != nil {
-		return nil, nil, err
-	}
-	return text("login: " + res.Action), nil, nil
-}
-
-func confirm(_ context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-	if req.Params.InputResponses == nil {
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{
-				Message:         "Proceed?",
-				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`),
-			}},
-			RequestState: "confirm-state",
-		}, nil, nil
-	}
-	if req.Params.RequestState != "confirm-state" {
-		return toolError(fmt.Sprintf("requestState %q not echoed", req.Params.RequestState)), nil, nil
-	}
-	res, ok := req.Params.InputResponses["confirm"].(*mcp.ElicitResult)
-	if !ok {
-		return toolError("no elicitation response under key confirm"), nil, nil
-	}
-	content, _ := json.Marshal(res.Content)
-	return text(fmt.Sprintf("confirmed: %s %s", res.Action, content)), nil, nil
-}
-
-func fail(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
-	return nil, nil, errors.New("boom")
-}
-
-func structured(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, struct {
-	N int `json:"n"`
-}, error) {
-	return nil, struct {
-		N int `json:"n"`
-	}{42}, nil
-}
-
-func sleep(ctx context.Context, _ *mcp.CallToolRequest, in struct {
-	MS int `json:"ms,omitempty"`
-}) (*mcp.CallToolResult, any, error) {
-	t := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return text("slept"), nil, nil
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
-}
-
-func ping(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-	if err := req.Session.Ping(ctx, nil); err != nil {
-		return toolError("ping: " + err.Error()), nil, nil
-	}
-	return text("pong"), nil, nil
-}
-
-func chatty(ctx context.Context, req *mcp.CallToolRequest, in none) (*mcp.CallToolResult, any, error) {
-	if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: "chatty", Progress: 1, Message: "thinking"}); err != nil {
-		return nil, nil, err
-	}
-	return greet(ctx, req, in)
-}
-
-func resume(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
-	if req.Extra == nil || req.Extra.CloseSSEStream == nil {
-		return toolError("no stream to close"), nil, nil
-	}
-	req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
-	t := time.NewTimer(100 * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
-	return text("resumed"), nil, nil
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	return cmd.Run()
 }

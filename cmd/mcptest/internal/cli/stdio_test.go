@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/go-elicit/elicit/internal/testsupport/sdkfixture"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const stdioHelperFlag = "-mcptest-stdio-helper="
@@ -26,7 +24,7 @@ func stdioHelper(mode string) int {
 	case "stdout":
 		fmt.Println("debug: starting") // the mistake: a log line on the protocol stream
 	}
-	if err := sdkfixture.NewServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	if err := sdkfixture.RunStdio(); err != nil {
 		fmt.Fprintln(os.Stderr, "helper:", err)
 	}
 	return 0

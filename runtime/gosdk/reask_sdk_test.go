@@ -1,4 +1,4 @@
-package runtime_test
+package gosdk_test
 
 import (
 	"context"
@@ -8,17 +8,38 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
+	"github.com/go-elicit/elicit/runtime/internal/testform"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestReaskGoSDKClient: the official Go SDK client drives a re-ask end to
-// end, in both eras (on 2026-07-28 it performs the input_required retries
-// itself): its first answer breaks the form's validate tag, the re-ask
-// says so and carries the right properties as defaults, and its second
-// answer completes the call.
+// reaskServer is a runtime server (not go-sdk's) whose place-reask tool
+// re-asks once.
+func reaskServer() *runtime.Server {
+	srv := runtime.NewServer(runtime.Options{Name: "answers", Version: "1"})
+	runtime.AddTool(srv, runtime.Tool{Name: "place-reask"}, func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
+		f, err := runtime.Elicit[testform.PlaceForm](ctx, adaptertest.PlaceMessage, runtime.WithReask(1))
+		text, isError, ok := adaptertest.PlaceOutcome(f, err)
+		switch {
+		case !ok:
+			return nil, err
+		case isError:
+			return runtime.ErrorResult("%s", text), nil
+		}
+		return runtime.TextResult(text), nil
+	})
+	return srv
+}
+
+// TestReaskGoSDKClient: the official Go SDK client drives a re-ask on a
+// runtime server end to end, in both eras (on 2026-07-28 it performs the
+// input_required retries itself): its first answer breaks the form's
+// validate tag, the re-ask says so and carries the right properties as
+// defaults, and its second answer completes the call. It lives here, in a
+// module that may require go-sdk, rather than beside the runtime.
 func TestReaskGoSDKClient(t *testing.T) {
-	srv := placeServer()
+	srv := reaskServer()
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
