@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/go-elicit/elicit v0.0.0-00010101000000-000000000000
+	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.uber.org/goleak v1.3.0
 )
@@ -15,7 +16,6 @@ require (
 	github.com/go-playground/locales v0.14.2 // indirect
 	github.com/go-playground/universal-translator v0.18.2 // indirect
 	github.com/go-playground/validator/v10 v10.30.6 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
