@@ -31,6 +31,7 @@ type Server struct {
 	toolList json.RawMessage
 
 	sessions *sessionTable
+	held     *heldBytes // Options.MaxHeldBytes (held.go)
 
 	callsMu  sync.Mutex
 	running  int           // tool calls running, for Shutdown
@@ -55,6 +56,7 @@ func NewServer(opts Options) *Server {
 		tools:    map[string]*registeredTool{},
 		stopping: make(chan struct{}),
 		drained:  make(chan struct{}),
+		held:     newHeldBytes(opts.MaxHeldBytes),
 	}
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	s.rebuildToolList()

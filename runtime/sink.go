@@ -44,6 +44,11 @@ type httpSink struct {
 	w        http.ResponseWriter
 	streamOK bool
 	header   func(http.Header) // adds headers (session id) before the first write
+	// held counts the reply's bytes while they are written (Options.
+	// MaxHeldBytes); id is the request's, for the error that replaces a
+	// response that does not fit.
+	held *heldBytes
+	id   []byte
 
 	// rc and streamID are made on the upgrade: most replies are plain
 	// JSON and need neither (the id costs a read of crypto/rand).
@@ -77,10 +82,13 @@ func (s *httpSink) send(msg []byte) error {
 	if s.failed != nil {
 		return s.failed
 	}
+	if !s.streamOK {
+		return errCannotStream
+	}
+	if !s.held.tryHold(eventSize(msg)) {
+		return ErrServerBusy
+	}
 	if !s.streamed {
-		if !s.streamOK {
-			return errCannotStream
-		}
 		s.upgradeLocked()
 	}
 	return s.eventLocked(msg)
@@ -136,12 +144,20 @@ func (s *httpSink) upgradeLocked() {
 // eventLocked writes one SSE event and flushes it.
 func (s *httpSink) eventLocked(msg []byte) error { return s.writeEventLocked(msg, true) }
 
-// writeEventLocked writes one SSE event, flushing it when flush is set. The
-// last event is not flushed: the handler returns right after it, and
-// net/http then sends it together with the stream's end in one write.
+// eventSize is the room for the SSE event that carries msg (its id is at
+// most 16+1+20 bytes): what writeEventLocked releases once written, held
+// by its caller.
+func eventSize(msg []byte) int64 { return int64(len(msg) + 72) }
+
+// writeEventLocked writes one SSE event, whose eventSize the caller held,
+// flushing it when flush is set, and releases it. The last event is not
+// flushed: the handler returns right after it, and net/http then sends it
+// together with the stream's end in one write.
 func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
+	size := eventSize(msg)
+	defer s.held.release(size)
 	s.nextID++
-	buf := make([]byte, 0, len(msg)+len(s.streamID)+40)
+	buf := make([]byte, 0, size)
 	buf = append(buf, "id: "...)
 	buf = append(buf, s.streamID...)
 	buf = append(buf, '-')
@@ -177,6 +193,10 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		if s.failed != nil || msg == nil {
 			return s.failed
 		}
+		if !s.held.tryHold(eventSize(msg)) {
+			msg = busyFrame(s.id) // the stream ends with the error instead
+			s.held.force(eventSize(msg))
+		}
 		return s.writeEventLocked(msg, false)
 	}
 	h := s.w.Header()
@@ -187,6 +207,12 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		s.w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
+	if !s.held.tryHold(int64(len(msg))) {
+		msg, status = busyFrame(s.id), http.StatusServiceUnavailable
+		h.Set("Retry-After", busyRetryAfter)
+		s.held.force(int64(len(msg)))
+	}
+	defer s.held.release(int64(len(msg)))
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(msg)))
 	s.armWriteLocked()
