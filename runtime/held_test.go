@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -167,4 +169,64 @@ func TestHeldBytes(t *testing.T) {
 	if !unbounded.tryHold(1<<40) || !newHeldBytes(-1).tryHold(1<<40) {
 		t.Fatal("no budget must hold anything")
 	}
+}
+
+// TestHostileStdioBytesInFlight: a client writes 4 MiB requests, whose
+// replies are as large, into a stdio server over real pipes and never
+// reads stdout. The server stops
+// reading once the lines it holds reach Options.MaxHeldBytes: the live
+// heap grows by about the budget, not by the lines offered (before the
+// byte bound it took 98 lines, the in-flight cap: +3.3 GiB).
+func TestHostileStdioBytesInFlight(t *testing.T) {
+	const budget = 16 << 20
+	srv := NewServer(Options{MaxHeldBytes: budget})
+	srv.AddTool(Tool{Name: "echo"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		return TextResult(string(req.Arguments)), nil // a reply as large as the request
+	})
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	text := strings.Repeat("x", 4<<20-512)
+	line := func(i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q},%s}}`+"\n", i, text, meta)
+	}
+	before := liveHeap()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(ctx, inR, outW) }()
+	const total = 40
+	taken := writeUntilStalled(inW, total, line)
+	held := liveHeap() - before
+	t.Logf("%d of %d lines of 4 MiB taken with stdout unread: live heap %+d MiB (MaxHeldBytes %d MiB)", taken, total, held>>20, budget>>20)
+	if taken == total {
+		t.Errorf("the server read all %d lines while nobody read its replies", total)
+	}
+	// The budget, the line the reader hands on, the one it reads and the
+	// one this test is writing.
+	if bound := int64(memoryBound(1.25)*budget) + 3*int64(len(line(0))); held > bound {
+		t.Errorf("live heap grew by %d MiB with stdout unread, want at most %d MiB", held>>20, bound>>20)
+	}
+	cancel()
+	inW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	if err := <-done; err != nil && err != context.Canceled {
+		t.Fatal(err)
+	}
+	outW.Close()
+	inR.Close()
+}
+
+// liveHeap is the heap in use after a collection.
+func liveHeap() int64 {
+	goruntime.GC()
+	goruntime.GC()
+	var ms goruntime.MemStats
+	goruntime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
