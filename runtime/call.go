@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 )
 
@@ -40,6 +41,9 @@ type call struct {
 	// log notifications).
 	inputRequired bool
 	logLevel      string
+	// claimOnce and claimErr make ClaimCall's answer one per run.
+	claimOnce sync.Once
+	claimErr  error
 }
 
 var errCanceledByClient = errors.New("elicit: the client cancelled the request")

@@ -18,6 +18,7 @@ const (
 	DefaultSessionSetupTimeout    = time.Minute
 	DefaultRequestStateTTL        = 30 * time.Minute
 	DefaultMaxHeldBytes           = 64 << 20
+	DefaultMaxClaimedCalls        = 100000
 )
 
 // Options configures a Server. The zero value is usable.
@@ -98,6 +99,12 @@ type Options struct {
 	// before a response fails with ErrServerBusy, and ServeStdio stops
 	// reading until a request fits.
 	MaxHeldBytes int64
+	// MaxClaimedCalls caps the calls ClaimCall records in this process
+	// (default 100000; each is dropped once its requestState has expired,
+	// Options.RequestStateTTL after the claim). Past it, ClaimCall fails the
+	// call as busy rather than forget a claim. A Cluster that is a
+	// ClusterClaimer records them instead.
+	MaxClaimedCalls int
 	// Cluster shares sessions (initialize, Mcp-Session-Id) among the replicas
 	// of one service and routes an elicitation answer that lands on another
 	// replica to the one waiting for it (see Cluster; runtime/natscluster is
@@ -138,6 +145,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SessionSetupTimeout <= 0 {
 		o.SessionSetupTimeout = DefaultSessionSetupTimeout
+	}
+	if o.MaxClaimedCalls <= 0 {
+		o.MaxClaimedCalls = DefaultMaxClaimedCalls
 	}
 	if o.MaxHeldBytes == 0 {
 		o.MaxHeldBytes = DefaultMaxHeldBytes

@@ -32,6 +32,7 @@ type Server struct {
 
 	sessions *sessionTable
 	held     *heldBytes // Options.MaxHeldBytes (held.go)
+	claims   claimSet   // ClaimCall's, without a ClusterClaimer (claim.go)
 
 	callsMu  sync.Mutex
 	running  int           // tool calls running, for Shutdown
