@@ -168,21 +168,11 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:  opts.Bucket,
-		History: 1,
-		TTL:     opts.SessionTTL,
-		Storage: jetstream.MemoryStorage,
-	})
+	kv, err := memoryBucket(ctx, js, opts.Bucket, opts.SessionTTL)
 	if err != nil {
 		return nil, fmt.Errorf("natscluster: session bucket %q: %w", opts.Bucket, err)
 	}
-	claims, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:  opts.ClaimBucket,
-		History: 1,
-		TTL:     opts.ClaimTTL,
-		Storage: jetstream.MemoryStorage,
-	})
+	claims, err := memoryBucket(ctx, js, opts.ClaimBucket, opts.ClaimTTL)
 	if err != nil {
 		return nil, fmt.Errorf("natscluster: claim bucket %q: %w", opts.ClaimBucket, err)
 	}
@@ -218,6 +208,12 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("natscluster: %w", err)
 	}
 	return c, nil
+}
+
+// memoryBucket creates (or binds) a key-value bucket in memory whose
+// entries live ttl, one value per key.
+func memoryBucket(ctx context.Context, js jetstream.JetStream, name string, ttl time.Duration) (jetstream.KeyValue, error) {
+	return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1, TTL: ttl, Storage: jetstream.MemoryStorage})
 }
 
 // Close leaves the cluster: this replica gets no more answers or ends. The
