@@ -54,8 +54,8 @@ type httpSink struct {
 	// JSON and need neither (the id costs a read of crypto/rand).
 	rc       *http.ResponseController
 	streamID string
-	// writeTimeout is the http.Server's WriteTimeout once outliveTimeouts
-	// lifted the request's deadlines: each write gets that long.
+	// writeTimeout is what outliveTimeouts gives each write of the reply:
+	// the http.Server's WriteTimeout, or HTTPWriteTimeout when it has none.
 	writeTimeout time.Duration
 
 	mu       sync.Mutex
@@ -99,25 +99,48 @@ func (s *httpSink) send(msg []byte) error {
 // than ReadTimeout (whose expiry would cancel the request's context) and
 // WriteTimeout (which would drop its reply). Each write of the reply then
 // gets WriteTimeout of its own (armWriteLocked), so a client that stops
-// reading still cannot hold the connection.
+// reading still cannot hold the connection, nor the reply's bytes in
+// Options.MaxHeldBytes. An http.Server without a WriteTimeout (an
+// adopter's own, http.ListenAndServe's) gets HTTPWriteTimeout per write:
+// otherwise a client that never reads would hold its reply for as long as
+// it keeps the connection open.
 func (s *httpSink) outliveTimeouts(r *http.Request) {
 	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeTimeout = HTTPWriteTimeout
 	if hs == nil || hs.ReadTimeout <= 0 && hs.WriteTimeout <= 0 {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.rc = http.NewResponseController(s.w)
 	_ = s.rc.SetReadDeadline(time.Time{})
 	_ = s.rc.SetWriteDeadline(time.Time{})
-	s.writeTimeout = hs.WriteTimeout
+	if hs.WriteTimeout > 0 {
+		s.writeTimeout = hs.WriteTimeout
+	}
 }
 
+// writeDeadliner is what net/http's ResponseWriters implement, which
+// ResponseController calls; asserted directly, a deadline costs no
+// ResponseController on a reply that needs none otherwise.
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
 // armWriteLocked gives the write that follows writeTimeout, when set.
+// (net/http clears the connection's write deadline after the handler's
+// reply is flushed, so the next request on it is not affected.)
 func (s *httpSink) armWriteLocked() {
-	if s.writeTimeout > 0 {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	if s.writeTimeout <= 0 {
+		return
 	}
+	deadline := time.Now().Add(s.writeTimeout)
+	if s.rc == nil {
+		if d, ok := s.w.(writeDeadliner); ok {
+			_ = d.SetWriteDeadline(deadline)
+			return
+		}
+		s.rc = http.NewResponseController(s.w) // a wrapped writer: unwrapped by rc
+	}
+	_ = s.rc.SetWriteDeadline(deadline)
 }
 
 // upgradeLocked switches the reply to text/event-stream.
