@@ -142,11 +142,11 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	// budget while they are written (or replaces it when they do not fit).
 	sk := newHTTPSink(w, sseOK, nil)
 	sk.held, sk.id = s.held, msg.ID
+	sk.outliveTimeouts(r)
 	if rerr != nil {
 		s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rerr))
 		return
 	}
-	sk.outliveTimeouts(r)
 	if isInputRequiredHTTP(r, &msg) {
 		if kind == notificationMessage {
 			w.WriteHeader(http.StatusAccepted)
