@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	goruntime "runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -229,4 +231,61 @@ func liveHeap() int64 {
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
+}
+
+// TestHostileUnreadStreams: 12 clients each call a tool that streams 32
+// log notifications of 1 MiB (an SSE stream of many frames) and never
+// read. Each stream holds the event being written; together they hold at
+// most MaxHeldBytes, and the handlers' sends past it fail with
+// ErrServerBusy instead of growing the heap.
+func TestHostileUnreadStreams(t *testing.T) {
+	const budget = 8 << 20
+	srv := NewServer(Options{MaxHeldBytes: budget})
+	data := strings.Repeat("x", 1<<20)
+	var busy, sent atomic.Int32
+	srv.AddTool(Tool{Name: "flood"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		for range 32 {
+			err := req.Log("info", "flood", data)
+			switch {
+			case errors.Is(err, ErrServerBusy):
+				busy.Add(1)
+				return nil, err
+			case err != nil:
+				return nil, err
+			}
+			sent.Add(1)
+		}
+		return TextResult("done"), nil
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := NewHTTPServer("", srv)
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+	host := ln.Addr().String()
+	before := liveHeap()
+	const clients = 12
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"flood","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}}}`
+	closeAll := sendUnread(t, host, clients, rawPOST(host, "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: flood\r\n", body))
+	defer closeAll()
+	var held int64
+	for last, i := int64(-1), 0; i < 50; i++ { // until the streams stall
+		time.Sleep(200 * time.Millisecond)
+		if n := int64(sent.Load()) + int64(busy.Load()); n == last && busy.Load() > 0 {
+			break
+		} else {
+			last = n
+		}
+	}
+	held = liveHeap() - before
+	t.Logf("%d streams of 1 MiB events, never read: %d events written, %d sends refused busy; live heap %+d MiB (MaxHeldBytes %d MiB)", clients, sent.Load(), busy.Load(), held>>20, budget>>20)
+	if busy.Load() == 0 {
+		t.Error("no send was refused: the streams' events did not fill the budget")
+	}
+	// The budget, and what each blocked handler keeps beside its event.
+	if bound := int64(memoryBound(2.25) * budget); held > bound {
+		t.Errorf("live heap grew by %d MiB, want at most %d MiB", held>>20, bound>>20)
+	}
 }

@@ -180,17 +180,22 @@ func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
 	size := eventSize(msg)
 	defer s.held.release(size)
 	s.nextID++
+	big := len(msg) > 64<<10 // not copied: the held bytes are the message's alone
 	buf := make([]byte, 0, size)
+	if big {
+		buf = buf[:0:eventSize(nil)]
+	}
 	buf = append(buf, "id: "...)
 	buf = append(buf, s.streamID...)
 	buf = append(buf, '-')
 	buf = strconv.AppendUint(buf, s.nextID, 10)
 	buf = append(buf, "\nevent: message\ndata: "...)
-	buf = append(buf, msg...)
-	buf = append(buf, "\n\n"...)
 	s.armWriteLocked()
-	if _, err := s.w.Write(buf); err != nil {
-		s.failed = err
+	if big {
+		if err := s.writeAllLocked(buf, msg, eventEnd); err != nil {
+			return err
+		}
+	} else if err := s.writeAllLocked(append(append(buf, msg...), eventEnd...)); err != nil {
 		return err
 	}
 	if !flush {
@@ -199,6 +204,19 @@ func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
 	if err := s.rc.Flush(); err != nil {
 		s.failed = err
 		return err
+	}
+	return nil
+}
+
+var eventEnd = []byte("\n\n")
+
+// writeAllLocked writes parts in order; the first error fails the sink.
+func (s *httpSink) writeAllLocked(parts ...[]byte) error {
+	for _, p := range parts {
+		if _, err := s.w.Write(p); err != nil {
+			s.failed = err
+			return err
+		}
 	}
 	return nil
 }
