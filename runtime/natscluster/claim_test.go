@@ -84,3 +84,23 @@ func TestClaimRefusedOnEveryReplica(t *testing.T) {
 	}
 	t.Logf("claim bucket: %d entry, %d bytes", st.Values(), st.Bytes())
 }
+
+// TestClaimWithNATSDown: a claim that cannot be recorded fails the call
+// (-32603, retry later) rather than run it unrecorded.
+func TestClaimWithNATSDown(t *testing.T) {
+	ns := startNATS(t)
+	top := newTopology(t, ns, 1)
+	r0 := top.replicas[0]
+	res, _ := postOnce(t, r0.url, "")
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	waitStatus(t, r0.nc)
+	final := fmt.Sprintf(`"inputResponses":{"elicit":{"action":"accept","content":{"name":"x"}}},"requestState":%s`, res["requestState"])
+	_, rpcErr := postOnce(t, r0.url, final)
+	if rpcErr == nil || rpcErr.Code != runtime.CodeInternalError || !strings.Contains(rpcErr.Message, "runs once") {
+		t.Fatalf("final round with NATS down: %+v, want -32603", rpcErr)
+	}
+	if n := r0.claimed.Load(); n != 0 {
+		t.Fatalf("the side effect ran %d times without its claim recorded", n)
+	}
+}
