@@ -82,6 +82,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 	}
 	sess.touch()
 	shared := newHTTPSink(w, sseOK, nil)
+	shared.held = s.held
 	shared.outliveTimeouts(r)
 	var (
 		mu     sync.Mutex

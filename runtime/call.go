@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -108,6 +109,9 @@ type call struct {
 	// log notifications).
 	inputRequired bool
 	logLevel      string
+	// claimOnce and claimErr make ClaimCall's answer one per run.
+	claimOnce sync.Once
+	claimErr  error
 }
 
 var errCanceledByClient = errors.New("elicit: the client cancelled the request")

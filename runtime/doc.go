@@ -23,7 +23,8 @@
 // # Several replicas
 //
 // 2026-07-28 calls need only the same Options.RequestStateKeys on every
-// replica. Sessions (initialize, Mcp-Session-Id) need Options.Cluster
+// replica (and a Cluster that is a [ClusterClaimer] for [ClaimCall] to
+// refuse a replay on every replica). Sessions (initialize, Mcp-Session-Id) need Options.Cluster
 // (runtime/natscluster is one on NATS): sessions are published to a shared
 // directory, any replica serves any request of a session, and an elicitation
 // answer that lands on another replica than the waiting handler's is
@@ -204,6 +205,18 @@
 // client (or an agent driving one) may still answer on the user's behalf;
 // a handler that needs a person's consent for real needs more than
 // elicitation (URL mode to a page of its own, for instance).
+//
+// Replays: the server keeps nothing between rounds, so a retry sent again
+// with the same requestState (within Options.RequestStateTTL) and the same
+// inputResponses runs the handler again, to its end, side effects and all.
+// A handler with side effects calls [ClaimCall] right before them: the first
+// run of the call to get there goes on, every later one (the last round
+// sent again, or the call walked again from an earlier round's
+// requestState) gets [ErrCallReplayed], which fails the request with
+// -32602. Claims are kept in this process (Options.MaxClaimedCalls), or
+// for every replica by a Cluster that is a [ClusterClaimer]
+// (runtime/natscluster is). A new tools/call, without requestState, is a
+// new call.
 //
 // # Set-up mistakes panic
 //

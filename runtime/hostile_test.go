@@ -40,6 +40,9 @@ func runChildServer() int {
 	srv.AddTool(Tool{Name: "plain"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		return TextResult("plain"), nil
 	})
+	srv.AddTool(Tool{Name: "big"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		return TextResult(strings.Repeat("x", bigResult)), nil // for TestHostileUnreadBigReplies
+	})
 	if os.Getenv(childServerEnv) == "stdio" {
 		if err := srv.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

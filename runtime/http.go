@@ -116,8 +116,13 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, CodeInvalidRequest, "Accept must allow application/json or text/event-stream")
 		return
 	}
-	body, err := readBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), r.ContentLength, s.opts.MaxBodyBytes)
+	body, held, err := readBody(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes), r.ContentLength, s.opts.MaxBodyBytes, s.held)
+	defer s.held.release(held) // the reply is written before this returns
 	if err != nil {
+		if err == errBodyBusy {
+			httpBusy(w, nil)
+			return
+		}
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			httpError(w, http.StatusRequestEntityTooLarge, CodeInvalidRequest, "body larger than "+strconv.FormatInt(s.opts.MaxBodyBytes, 10)+" bytes")
@@ -133,12 +138,15 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	var msg message
 	kind, rerr := readMessage(body, &msg) // body is not reused: msg may hold slices of it
+	// Every reply goes through the sink, which holds its bytes in the
+	// budget while they are written (or replaces it when they do not fit).
+	sk := newHTTPSink(w, sseOK, nil)
+	sk.held, sk.id = s.held, msg.ID
+	sk.outliveTimeouts(r)
 	if rerr != nil {
-		writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
+		s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rerr))
 		return
 	}
-	sk := newHTTPSink(w, sseOK, nil)
-	sk.outliveTimeouts(r)
 	if isInputRequiredHTTP(r, &msg) {
 		if kind == notificationMessage {
 			w.WriteHeader(http.StatusAccepted)
@@ -146,7 +154,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		mm, rerr := checkInputRequiredHTTP(r, &msg)
 		if rerr != nil { // every per-request rule failure is a 400
-			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rerr))
+			s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rerr))
 			return
 		}
 		mm.subject = subjectOf(r)
@@ -155,14 +163,14 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	if msg.Method == "initialize" {
 		if r.Header.Get(HeaderSessionID) != "" {
-			writeJSON(w, http.StatusBadRequest, encodeError(msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
+			s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
 			return
 		}
 		sess, rep := s.initializeResult(&msg, subjectOf(r), true)
 		if sess != nil {
 			w.Header().Set(HeaderSessionID, sess.id)
 		}
-		writeJSON(w, rep.status, rep.frame)
+		s.finish(sk, rep)
 		return
 	}
 	sess, ok := s.sessionFor(w, r)
@@ -204,27 +212,39 @@ func isJSONMediaType(ct string) bool {
 
 // readBody is io.ReadAll with the buffer sized from the Content-Length the
 // request declares (up to limit, and 64 KiB ahead of the bytes): one
-// allocation for a typical request instead of a growing series.
-func readBody(r io.Reader, contentLength, limit int64) ([]byte, error) {
+// allocation for a typical request instead of a growing series. It holds
+// its buffer in h as the buffer grows (what a client has sent, not what it
+// declares, so a slow body holds little) and returns how many bytes it held,
+// to release, with errBodyBusy when they do not fit.
+func readBody(r io.Reader, contentLength, limit int64, h *heldBytes) (b []byte, held int64, err error) {
 	size := int64(512)
 	if contentLength > 0 {
 		size = min(contentLength, limit, 64<<10) + 1 // +1: room to read the EOF
 	}
-	b := make([]byte, 0, size)
+	b = make([]byte, 0, size)
 	for {
+		if more := int64(cap(b)) - held; more > 0 {
+			if !h.tryHold(more) {
+				return nil, held, errBodyBusy
+			}
+			held += more
+		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err != nil {
 			if err == io.EOF {
 				err = nil
 			}
-			return b, err
+			return b, held, err
 		}
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
 	}
 }
+
+// errBodyBusy: a request body does not fit in Options.MaxHeldBytes.
+var errBodyBusy = errors.New("request body does not fit in the bytes held for clients")
 
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {

@@ -29,7 +29,12 @@ const (
 // calls alone: a Server lifts a POST's read and write deadlines once its
 // body is read, and an SSE stream that waits on a person only has each of
 // its events bounded by the write timeout. Change any field before
-// serving.
+// serving. On an http.Server of your own without timeouts, a Server still
+// gives each write of a reply HTTPWriteTimeout, so that a client that
+// never reads cannot hold its reply (Options.MaxHeldBytes) for as long as
+// it keeps the connection; nothing bounds how many connections are open
+// (wrap the listener, e.g. with golang.org/x/net/netutil.LimitListener,
+// for that).
 func NewHTTPServer(addr string, h http.Handler) *http.Server {
 	return &http.Server{
 		Addr:              addr,

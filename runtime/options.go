@@ -17,6 +17,8 @@ const (
 	DefaultMaxSessionsPerSubject  = 100
 	DefaultSessionSetupTimeout    = time.Minute
 	DefaultRequestStateTTL        = 30 * time.Minute
+	DefaultMaxHeldBytes           = 64 << 20
+	DefaultMaxClaimedCalls        = 100000
 )
 
 // Options configures a Server. The zero value is usable.
@@ -87,6 +89,22 @@ type Options struct {
 	// rebinding a hostile page's Origin names it). Requests without an
 	// Origin header (non-browser clients) are not affected.
 	AllowedOrigins []string
+	// MaxHeldBytes bounds the bytes the server holds for its clients, over
+	// every connection and transport: the bodies (stdio: lines) of the
+	// requests it serves and each reply while it is written, which a client
+	// that does not read holds up to the http.Server's WriteTimeout (default
+	// 64 MiB, raised to MaxBodyBytes; negative: no bound). When it is full,
+	// a new HTTP request gets 503 with Retry-After and a JSON-RPC error, a
+	// reply that does not fit is replaced by that error, a message sent
+	// before a response fails with ErrServerBusy, and ServeStdio stops
+	// reading until a request fits.
+	MaxHeldBytes int64
+	// MaxClaimedCalls caps the calls ClaimCall records in this process
+	// (default 100000; each is dropped once its requestState has expired,
+	// Options.RequestStateTTL after the claim). Past it, ClaimCall fails the
+	// call as busy rather than forget a claim. A Cluster that is a
+	// ClusterClaimer records them instead.
+	MaxClaimedCalls int
 	// Cluster shares sessions (initialize, Mcp-Session-Id) among the replicas
 	// of one service and routes an elicitation answer that lands on another
 	// replica to the one waiting for it (see Cluster; runtime/natscluster is
@@ -127,6 +145,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SessionSetupTimeout <= 0 {
 		o.SessionSetupTimeout = DefaultSessionSetupTimeout
+	}
+	if o.MaxClaimedCalls <= 0 {
+		o.MaxClaimedCalls = DefaultMaxClaimedCalls
+	}
+	if o.MaxHeldBytes == 0 {
+		o.MaxHeldBytes = DefaultMaxHeldBytes
+	}
+	if o.MaxHeldBytes > 0 {
+		o.MaxHeldBytes = max(o.MaxHeldBytes, o.MaxBodyBytes)
 	}
 	o.SessionSetupTimeout = min(o.SessionSetupTimeout, o.SessionIdleTimeout)
 	return o

@@ -32,6 +32,8 @@ type Server struct {
 	toolList json.RawMessage
 
 	sessions *sessionTable
+	held     *heldBytes // Options.MaxHeldBytes (held.go)
+	claims   claimSet   // ClaimCall's, without a ClusterClaimer (claim.go)
 
 	callsMu  sync.Mutex
 	running  int           // tool calls running, for Shutdown
@@ -57,6 +59,7 @@ func NewServer(opts Options) *Server {
 		tools:    map[string]*registeredTool{},
 		stopping: make(chan struct{}),
 		drained:  make(chan struct{}),
+		held:     newHeldBytes(opts.MaxHeldBytes),
 	}
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	s.rebuildToolList()

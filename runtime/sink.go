@@ -44,13 +44,18 @@ type httpSink struct {
 	w        http.ResponseWriter
 	streamOK bool
 	header   func(http.Header) // adds headers (session id) before the first write
+	// held counts the reply's bytes while they are written (Options.
+	// MaxHeldBytes); id is the request's, for the error that replaces a
+	// response that does not fit.
+	held *heldBytes
+	id   []byte
 
 	// rc and streamID are made on the upgrade: most replies are plain
 	// JSON and need neither (the id costs a read of crypto/rand).
 	rc       *http.ResponseController
 	streamID string
-	// writeTimeout is the http.Server's WriteTimeout once outliveTimeouts
-	// lifted the request's deadlines: each write gets that long.
+	// writeTimeout is what outliveTimeouts gives each write of the reply:
+	// the http.Server's WriteTimeout, or HTTPWriteTimeout when it has none.
 	writeTimeout time.Duration
 
 	mu       sync.Mutex
@@ -77,10 +82,13 @@ func (s *httpSink) send(msg []byte) error {
 	if s.failed != nil {
 		return s.failed
 	}
+	if !s.streamOK {
+		return errCannotStream
+	}
+	if !s.held.tryHold(eventSize(msg)) {
+		return ErrServerBusy
+	}
 	if !s.streamed {
-		if !s.streamOK {
-			return errCannotStream
-		}
 		s.upgradeLocked()
 	}
 	return s.eventLocked(msg)
@@ -91,25 +99,48 @@ func (s *httpSink) send(msg []byte) error {
 // than ReadTimeout (whose expiry would cancel the request's context) and
 // WriteTimeout (which would drop its reply). Each write of the reply then
 // gets WriteTimeout of its own (armWriteLocked), so a client that stops
-// reading still cannot hold the connection.
+// reading still cannot hold the connection, nor the reply's bytes in
+// Options.MaxHeldBytes. An http.Server without a WriteTimeout (an
+// adopter's own, http.ListenAndServe's) gets HTTPWriteTimeout per write:
+// otherwise a client that never reads would hold its reply for as long as
+// it keeps the connection open.
 func (s *httpSink) outliveTimeouts(r *http.Request) {
 	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeTimeout = HTTPWriteTimeout
 	if hs == nil || hs.ReadTimeout <= 0 && hs.WriteTimeout <= 0 {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.rc = http.NewResponseController(s.w)
 	_ = s.rc.SetReadDeadline(time.Time{})
 	_ = s.rc.SetWriteDeadline(time.Time{})
-	s.writeTimeout = hs.WriteTimeout
+	if hs.WriteTimeout > 0 {
+		s.writeTimeout = hs.WriteTimeout
+	}
 }
 
+// writeDeadliner is what net/http's ResponseWriters implement, which
+// ResponseController calls; asserted directly, a deadline costs no
+// ResponseController on a reply that needs none otherwise.
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
 // armWriteLocked gives the write that follows writeTimeout, when set.
+// (net/http clears the connection's write deadline after the handler's
+// reply is flushed, so the next request on it is not affected.)
 func (s *httpSink) armWriteLocked() {
-	if s.writeTimeout > 0 {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	if s.writeTimeout <= 0 {
+		return
 	}
+	deadline := time.Now().Add(s.writeTimeout)
+	if s.rc == nil {
+		if d, ok := s.w.(writeDeadliner); ok {
+			_ = d.SetWriteDeadline(deadline)
+			return
+		}
+		s.rc = http.NewResponseController(s.w) // a wrapped writer: unwrapped by rc
+	}
+	_ = s.rc.SetWriteDeadline(deadline)
 }
 
 // upgradeLocked switches the reply to text/event-stream.
@@ -136,22 +167,35 @@ func (s *httpSink) upgradeLocked() {
 // eventLocked writes one SSE event and flushes it.
 func (s *httpSink) eventLocked(msg []byte) error { return s.writeEventLocked(msg, true) }
 
-// writeEventLocked writes one SSE event, flushing it when flush is set. The
-// last event is not flushed: the handler returns right after it, and
-// net/http then sends it together with the stream's end in one write.
+// eventSize is the room for the SSE event that carries msg (its id is at
+// most 16+1+20 bytes): what writeEventLocked releases once written, held
+// by its caller.
+func eventSize(msg []byte) int64 { return int64(len(msg) + 72) }
+
+// writeEventLocked writes one SSE event, whose eventSize the caller held,
+// flushing it when flush is set, and releases it. The last event is not
+// flushed: the handler returns right after it, and net/http then sends it
+// together with the stream's end in one write.
 func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
+	size := eventSize(msg)
+	defer s.held.release(size)
 	s.nextID++
-	buf := make([]byte, 0, len(msg)+len(s.streamID)+40)
+	big := len(msg) > 64<<10 // not copied: the held bytes are the message's alone
+	buf := make([]byte, 0, size)
+	if big {
+		buf = buf[:0:eventSize(nil)]
+	}
 	buf = append(buf, "id: "...)
 	buf = append(buf, s.streamID...)
 	buf = append(buf, '-')
 	buf = strconv.AppendUint(buf, s.nextID, 10)
 	buf = append(buf, "\nevent: message\ndata: "...)
-	buf = append(buf, msg...)
-	buf = append(buf, "\n\n"...)
 	s.armWriteLocked()
-	if _, err := s.w.Write(buf); err != nil {
-		s.failed = err
+	if big {
+		if err := s.writeAllLocked(buf, msg, eventEnd); err != nil {
+			return err
+		}
+	} else if err := s.writeAllLocked(append(append(buf, msg...), eventEnd...)); err != nil {
 		return err
 	}
 	if !flush {
@@ -160,6 +204,19 @@ func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
 	if err := s.rc.Flush(); err != nil {
 		s.failed = err
 		return err
+	}
+	return nil
+}
+
+var eventEnd = []byte("\n\n")
+
+// writeAllLocked writes parts in order; the first error fails the sink.
+func (s *httpSink) writeAllLocked(parts ...[]byte) error {
+	for _, p := range parts {
+		if _, err := s.w.Write(p); err != nil {
+			s.failed = err
+			return err
+		}
 	}
 	return nil
 }
@@ -177,6 +234,10 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		if s.failed != nil || msg == nil {
 			return s.failed
 		}
+		if !s.held.tryHold(eventSize(msg)) {
+			msg = busyFrame(s.id) // the stream ends with the error instead
+			s.held.force(eventSize(msg))
+		}
 		return s.writeEventLocked(msg, false)
 	}
 	h := s.w.Header()
@@ -187,6 +248,12 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		s.w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
+	if !s.held.tryHold(int64(len(msg))) {
+		msg, status = busyFrame(s.id), http.StatusServiceUnavailable
+		h.Set("Retry-After", busyRetryAfter)
+		s.held.force(int64(len(msg)))
+	}
+	defer s.held.release(int64(len(msg)))
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(msg)))
 	s.armWriteLocked()

@@ -30,9 +30,11 @@ import (
 // JSON-RPC gets a JSON-RPC error; nothing but JSON-RPC lines is ever written
 // to out (logs go to Options.Logger). At most MaxStdioInFlight requests run
 // at once, plus Options.MaxPendingElicitations (so that calls waiting on an
-// answer never fill it); past that, ServeStdio reads nothing until one ends,
-// so a client that does not read its replies holds the server's memory to
-// that many requests instead of growing it. ServeStdio returns nil when in
+// answer never fill it), and their lines and unwritten replies hold at most
+// Options.MaxHeldBytes (a reply that does not fit is replaced by a short
+// "server busy" error); past either, ServeStdio reads nothing until a
+// request ends, so a client that does not read its replies holds the
+// server's memory to that bound instead of growing it. ServeStdio returns nil when in
 // ends (EOF), after ending the connection's calls — waiting elicitations get
 // ErrSessionClosed and every call writes its result — or ctx.Err() when ctx
 // ends first, or the read error.
@@ -106,21 +108,54 @@ type stdioConn struct {
 	calls callSet // 2026-07-28 calls, for notifications/cancelled
 	wg    sync.WaitGroup
 	slots chan struct{} // one per request running: the in-flight bound
+	// lineSize is the size of the line being handled (the read loop's),
+	// held in Options.MaxHeldBytes while its request runs.
+	lineSize int64
 }
 
 // write sends one message as one line. Frames are compact JSON (the
-// encoders never emit raw newlines).
+// encoders never emit raw newlines). Its bytes are held in
+// Options.MaxHeldBytes until written: ErrServerBusy when they do not fit.
 func (c *stdioConn) write(frame []byte) error {
+	if !c.srv.held.tryHold(int64(len(frame) + 1)) {
+		return ErrServerBusy
+	}
+	return c.writeHeld(frame)
+}
+
+// writeReply writes a call's response, or the short error that says the
+// server is busy when it does not fit in Options.MaxHeldBytes.
+func (c *stdioConn) writeReply(id json.RawMessage, frame []byte) error {
+	if err := c.write(frame); err != ErrServerBusy {
+		return err
+	}
+	frame = busyFrame(id)
+	c.srv.held.force(int64(len(frame) + 1))
+	return c.writeHeld(frame)
+}
+
+// writeHeld writes a frame whose line write held, and releases it.
+func (c *stdioConn) writeHeld(frame []byte) error {
+	defer c.srv.held.release(int64(len(frame) + 1))
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if len(frame) > 64<<10 { // not copied: the newline follows in a write of its own
+		if _, err := c.out.Write(frame); err != nil {
+			return err
+		}
+		_, err := c.out.Write(newline)
+		return err
+	}
 	line := make([]byte, 0, len(frame)+1)
 	line = append(append(line, frame...), '\n')
 	_, err := c.out.Write(line)
 	return err
 }
 
+var newline = []byte{'\n'}
+
 func (c *stdioConn) writeError(id json.RawMessage, e *RPCError) {
-	if err := c.write(encodeError(id, e)); err != nil {
+	if err := c.writeReply(id, encodeError(id, e)); err != nil {
 		c.srv.log.Info("stdio: write failed", "err", err)
 	}
 }
@@ -183,6 +218,7 @@ func (c *stdioConn) readLoop(in io.Reader) error {
 // stdioSink sends a call's messages as lines.
 type stdioSink struct {
 	c    *stdioConn
+	id   json.RawMessage // the request's
 	mu   sync.Mutex
 	sent bool
 	done bool
@@ -208,7 +244,7 @@ func (k *stdioSink) finish(_ int, msg []byte) error {
 	if msg == nil {
 		return nil
 	}
-	return k.c.write(msg)
+	return k.c.writeReply(k.id, msg)
 }
 
 func (k *stdioSink) close() {
@@ -228,6 +264,7 @@ func (k *stdioSink) canSend() bool { return true }
 // handleLine handles one message. Requests that may take time (tools/call)
 // run in their own goroutine, so the connection keeps reading answers.
 func (c *stdioConn) handleLine(line []byte) {
+	c.lineSize = int64(cap(line))
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return
@@ -266,7 +303,7 @@ func (c *stdioConn) handleLine(line []byte) {
 			c.sess = sess
 			c.mu.Unlock()
 		}
-		c.reply(&stdioSink{c: c}, rep)
+		c.reply(&stdioSink{c: c, id: msg.ID}, rep)
 		return
 	}
 	if sess == nil {
@@ -281,7 +318,7 @@ func (c *stdioConn) handleLine(line []byte) {
 	case notificationMessage:
 		c.srv.sessionNotification(sess, &msg)
 	default:
-		c.goRequest(func(sk sink) reply { return c.srv.sessionRequest(c.ctx, sess, &msg, sk) })
+		c.goRequest(msg.ID, func(sk sink) reply { return c.srv.sessionRequest(c.ctx, sess, &msg, sk) })
 	}
 }
 
@@ -303,7 +340,7 @@ func (c *stdioConn) handleInputRequired(msg *message) {
 		return
 	}
 	mm.calls = &c.calls
-	c.goRequest(func(sk sink) reply { return c.srv.inputRequiredRequest(c.ctx, msg, mm, sk) })
+	c.goRequest(msg.ID, func(sk sink) reply { return c.srv.inputRequiredRequest(c.ctx, msg, mm, sk) })
 }
 
 // cancel handles notifications/cancelled: the id names a 2026-07-28 call of
@@ -329,18 +366,24 @@ func (c *stdioConn) cancel(msg *message) {
 }
 
 // goRequest runs a request in its own goroutine and writes its reply.
-// It waits for a free slot first, and the reading loop with it: that is
-// the backpressure on a client that sends faster than it reads.
-func (c *stdioConn) goRequest(run func(sink) reply) {
+// It waits for a free slot first, and for its line to fit in
+// Options.MaxHeldBytes, and the reading loop with it: that is the
+// backpressure on a client that sends faster than it reads.
+func (c *stdioConn) goRequest(id json.RawMessage, run func(sink) reply) {
 	select {
 	case c.slots <- struct{}{}:
 	case <-c.ctx.Done():
 		return // the connection is ending: the request is not run
 	}
+	size := c.lineSize
+	if !c.srv.held.hold(c.ctx, size) {
+		<-c.slots
+		return
+	}
 	c.wg.Add(1)
 	go func() {
-		defer func() { <-c.slots; c.wg.Done() }()
-		sk := &stdioSink{c: c}
+		defer func() { c.srv.held.release(size); <-c.slots; c.wg.Done() }()
+		sk := &stdioSink{c: c, id: id}
 		c.reply(sk, run(sk))
 	}()
 }

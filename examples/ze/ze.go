@@ -90,6 +90,11 @@ func addPeer(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*ru
 	if !ok.Confirm {
 		return runtime.ErrorResult("peer %s not added", p.Address), nil
 	}
+	// The peer is added by one run of the call: on 2026-07-28 a replay of
+	// its last round (the same requestState sent again) is refused.
+	if err := runtime.ClaimCall(ctx); err != nil {
+		return nil, err
+	}
 	families := []string{string(p.Family)}
 	for _, f := range p.Extra {
 		families = append(families, string(f))

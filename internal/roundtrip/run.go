@@ -53,6 +53,9 @@ type Run struct {
 	requests []Request // asked in this run, in order
 	used     []use     // how often each base key was asked in this run
 	round    int       // input_required results issued before this run
+	// nonce names the call (State.Nonce); hasNonce is false on a first run.
+	nonce    [NonceSize]byte
+	hasNonce bool
 
 	// Room for the few answers, requests and keys of a typical run, so
 	// that a run is one allocation.
@@ -134,7 +137,8 @@ func (c *Codec) ResumeLookup(sealed []byte, call Call, response func(key []byte)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{round: int(st.round)}
+	r := &Run{round: int(st.round), hasNonce: true}
+	copy(r.nonce[:], st.nonce)
 	r.init()
 	st.eachAnswer(func(k, q, v []byte) { r.setAnswerLocked(k, q, v) })
 	st.eachAsked(func(k, q []byte) {
@@ -165,6 +169,9 @@ func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
 		}
 	}
 	ps.round = r.round + 1
+	if r.hasNonce {
+		ps.nonce = r.nonce[:]
+	}
 	return c.appendSealed(dst, &ps, func(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(r.requests)))
 		for i := range r.requests {
@@ -235,6 +242,14 @@ func (r *Run) Asked() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.requests) > 0
+}
+
+// Nonce returns the call's nonce (State.Nonce) on a retry; ok is false on
+// a first run, which no state names yet.
+func (r *Run) Nonce() (nonce [NonceSize]byte, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nonce, r.hasNonce
 }
 
 // Round is the number of input_required results issued before this run.

@@ -71,14 +71,22 @@ type State struct {
 	// stands for: QuestionDigest of the params it was asked with. An answer
 	// counts only for an ask of the same key with the same params.
 	Questions map[string][]byte
+	// Nonce names the call: NonceSize random bytes, drawn when its first
+	// state is sealed (when Nonce is empty; Open returns them) and carried
+	// by every later state of the call, so that a replay of any of its
+	// states is known for the same call.
+	Nonce []byte
 }
+
+// NonceSize is the length of a state's nonce.
+const NonceSize = 12
 
 // stateVersion is the first byte of a sealed state's plaintext. Version 1
 // was JSON; version 2 was the binary layout without the question digests;
-// version 3 is the binary layout of appendSealed. States of
+// version 3 had no nonce; version 4 is the binary layout of appendSealed. States of
 // another version do not open (ErrTampered): they live minutes, and a
 // client whose state is refused starts the call again.
-const stateVersion = 3
+const stateVersion = 4
 
 // keySize is the AES-256 key length.
 const keySize = 32
@@ -134,7 +142,7 @@ func (c *Codec) Seal(st *State) (string, error) {
 		}
 	}
 	exp := time.Now().Add(c.ttl).Unix()
-	ps := plainState{method: st.Method, name: st.Name, digest: st.ArgsDigest, subject: st.Subject, exp: exp, round: st.Round}
+	ps := plainState{method: st.Method, name: st.Name, digest: st.ArgsDigest, subject: st.Subject, exp: exp, round: st.Round, nonce: st.Nonce}
 	out := c.appendSealed(nil, &ps, func(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(st.Asked)))
 		for _, k := range st.Asked {
@@ -158,23 +166,30 @@ type plainState struct {
 	subject      string
 	exp          int64
 	round        int
+	nonce        []byte // the call's; empty on its first state: appendSealed draws it
 }
 
 // appendSealed appends to dst the token of the state ps plus what lists
 // appends (the asked keys and the answers): nonce, then the plaintext
 // sealed in place, base64url without padding.
 //
-// The plaintext is: the version byte; method, name, argument digest and
-// subject, each a uvarint length and its bytes; expiry (unix seconds) and
+// The plaintext is: the version byte; the call's nonce, method, name,
+// argument digest and subject, each a uvarint length and its bytes (a
+// first state's nonce is its own AEAD nonce); expiry (unix seconds) and
 // round as varints; the asked keys (a uvarint count, then each key and
 // its question digest); the answers (a count, then each key, its question
 // digest and its JSON).
 func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []byte) []byte {
 	aead := c.aeads[0]
 	ns := aead.NonceSize()
-	buf := make([]byte, ns, ns+128+len(ps.method)+len(ps.name)+len(ps.digest)+len(ps.subject)+aead.Overhead())
+	buf := make([]byte, ns, ns+128+NonceSize+len(ps.method)+len(ps.name)+len(ps.digest)+len(ps.subject)+aead.Overhead())
 	_, _ = rand.Read(buf[:ns])
 	buf = append(buf, stateVersion)
+	if len(ps.nonce) == NonceSize {
+		buf = appendField(buf, ps.nonce)
+	} else { // the call's first state: its own random AEAD nonce names the call
+		buf = appendField(buf, buf[:NonceSize])
+	}
 	buf = appendField(buf, ps.method)
 	buf = appendField(buf, ps.name)
 	buf = appendField(buf, ps.digest)
@@ -211,12 +226,12 @@ var b64 = base64.RawURLEncoding.Strict()
 // openedState is a state's plaintext, checked for shape, its fields
 // slices of it.
 type openedState struct {
-	method, name, digest, subject []byte
-	exp, round                    int64
-	nAsked                        uint64
-	asked                         []byte // nAsked pairs of fields
-	nAnswers                      uint64
-	answers                       []byte // nAnswers triples of fields
+	nonce, method, name, digest, subject []byte
+	exp, round                           int64
+	nAsked                               uint64
+	asked                                []byte // nAsked pairs of fields
+	nAnswers                             uint64
+	answers                              []byte // nAnswers triples of fields
 }
 
 // open decrypts a token and reads its plaintext: ErrTampered when this
@@ -327,7 +342,7 @@ func readState(plain []byte) (openedState, bool) {
 		return st, false
 	}
 	r := stateReader{b: plain[1:]}
-	st.method, st.name, st.digest, st.subject = r.field(), r.field(), r.field(), r.field()
+	st.nonce, st.method, st.name, st.digest, st.subject = r.field(), r.field(), r.field(), r.field(), r.field()
 	st.exp, st.round = r.varint(), r.varint()
 	st.nAsked = r.uvarint()
 	if st.nAsked > uint64(len(r.b)) {
@@ -339,7 +354,7 @@ func readState(plain []byte) (openedState, bool) {
 		return st, false
 	}
 	st.answers = r.fields(3 * st.nAnswers)
-	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) {
+	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) || len(st.nonce) != NonceSize {
 		return st, false
 	}
 	return st, true
@@ -373,7 +388,7 @@ func (c *Codec) Open(sealed string, call Call) (*State, error) {
 	}
 	out := &State{
 		Method: string(st.method), Name: string(st.name), ArgsDigest: bytes.Clone(st.digest), Subject: string(st.subject),
-		Expires: time.Unix(st.exp, 0), Round: int(st.round),
+		Expires: time.Unix(st.exp, 0), Round: int(st.round), Nonce: bytes.Clone(st.nonce),
 	}
 	out.Questions = make(map[string][]byte, st.nAsked+st.nAnswers)
 	st.eachAsked(func(k, q []byte) {

@@ -24,6 +24,10 @@
 //	           replica named in the request id, which replies "ok" or
 //	           "not-pending"
 //	ends       PREFIX.end carries the id of a session deleted anywhere
+//	claims     JetStream key-value bucket ClaimBucket (memory storage), one
+//	           entry per call runtime.ClaimCall claimed (its nonce, in hex),
+//	           created once (a second Create of the key fails: the replay),
+//	           expiring ClaimTTL after it was made
 //	cancels    PREFIX.cancel carries a client's notifications/cancelled that
 //	           landed on another replica than the call it names (headers:
 //	           session, request key, sender; the reason is the payload);
@@ -57,6 +61,7 @@ import (
 const (
 	DefaultPrefix         = "elicit"
 	DefaultBucket         = "elicit_sessions"
+	DefaultClaimBucket    = "elicit_claims"
 	DefaultRequestTimeout = 2 * time.Second
 )
 
@@ -89,6 +94,13 @@ type Options struct {
 	SessionTTL time.Duration
 	// RequestTimeout bounds one NATS round trip (default 2s).
 	RequestTimeout time.Duration
+	// ClaimBucket is the key-value bucket of the calls runtime.ClaimCall
+	// claimed (default "elicit_claims"), and ClaimTTL how long each claim
+	// lives (default runtime.DefaultRequestStateTTL); match the servers'
+	// RequestStateTTL: a replay after it finds no claim, but no state of the
+	// call opens any more either.
+	ClaimBucket string
+	ClaimTTL    time.Duration
 }
 
 // Cluster is a runtime.Cluster on a NATS connection. Its methods are safe
@@ -97,6 +109,7 @@ type Cluster struct {
 	opts       Options
 	nc         *nats.Conn
 	kv         jetstream.KeyValue
+	claims     jetstream.KeyValue
 	answerSubj string
 	endSubj    string
 	cancelSubj string
@@ -113,6 +126,7 @@ type peerBox struct{ p runtime.ClusterPeer }
 var (
 	_ runtime.Cluster         = (*Cluster)(nil)
 	_ runtime.ClusterCanceler = (*Cluster)(nil)
+	_ runtime.ClusterClaimer  = (*Cluster)(nil)
 )
 
 // ErrInvalidOptions reports an unusable Options value.
@@ -139,6 +153,12 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
 	}
+	if opts.ClaimBucket == "" {
+		opts.ClaimBucket = DefaultClaimBucket
+	}
+	if opts.ClaimTTL <= 0 {
+		opts.ClaimTTL = runtime.DefaultRequestStateTTL
+	}
 	if !opts.Conn.IsConnected() {
 		return nil, fmt.Errorf("%w: nats connection is %s", runtime.ErrClusterUnavailable, opts.Conn.Status())
 	}
@@ -148,19 +168,19 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:  opts.Bucket,
-		History: 1,
-		TTL:     opts.SessionTTL,
-		Storage: jetstream.MemoryStorage,
-	})
+	kv, err := memoryBucket(ctx, js, opts.Bucket, opts.SessionTTL)
 	if err != nil {
 		return nil, fmt.Errorf("natscluster: session bucket %q: %w", opts.Bucket, err)
+	}
+	claims, err := memoryBucket(ctx, js, opts.ClaimBucket, opts.ClaimTTL)
+	if err != nil {
+		return nil, fmt.Errorf("natscluster: claim bucket %q: %w", opts.ClaimBucket, err)
 	}
 	c := &Cluster{
 		opts:       opts,
 		nc:         opts.Conn,
 		kv:         kv,
+		claims:     claims,
 		answerSubj: opts.Prefix + ".answer." + opts.Replica,
 		endSubj:    opts.Prefix + ".end",
 		cancelSubj: opts.Prefix + ".cancel",
@@ -188,6 +208,12 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("natscluster: %w", err)
 	}
 	return c, nil
+}
+
+// memoryBucket creates (or binds) a key-value bucket in memory whose
+// entries live ttl, one value per key.
+func memoryBucket(ctx context.Context, js jetstream.JetStream, name string, ttl time.Duration) (jetstream.KeyValue, error) {
+	return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1, TTL: ttl, Storage: jetstream.MemoryStorage})
 }
 
 // Close leaves the cluster: this replica gets no more answers or ends. The
@@ -367,6 +393,28 @@ func (c *Cluster) onEnd(m *nats.Msg) {
 
 // up fails fast when the connection is down: a request would only wait
 // for its timeout while the client waits on the HTTP reply.
+// Claim implements runtime.ClusterClaimer: it creates key in the claim
+// bucket, which fails for a key that exists (claimed by any replica, and
+// not yet expired). Claims live ClaimTTL, whatever expires says.
+func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (bool, error) {
+	if !validKey(key) {
+		return false, fmt.Errorf("natscluster: claim key %q is not a key-value key", key)
+	}
+	if err := c.up(); err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	_, err := c.claims.Create(ctx, key, []byte(c.opts.Replica))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrKeyExists):
+		return false, nil
+	}
+	return false, c.fault("claim", err)
+}
+
 func (c *Cluster) up() error {
 	if st := c.nc.Status(); st != nats.CONNECTED {
 		return fmt.Errorf("%w: nats connection is %s", runtime.ErrClusterUnavailable, st)

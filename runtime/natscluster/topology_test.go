@@ -71,6 +71,8 @@ type replica struct {
 	cl   *countingCluster // nil without a cluster
 	// outcomes receives what each "ask" handler's Elicit returned.
 	outcomes chan error
+	// claimed counts the "once" calls that got past runtime.ClaimCall.
+	claimed atomic.Int32
 }
 
 // countingCluster counts the answers this replica forwarded.
@@ -170,6 +172,16 @@ func (top *topology) startReplica(name string) *replica {
 			return nil, err
 		}
 		return runtime.TextResult(fmt.Sprintf("hello %v from %s", content["name"], name)), nil
+	})
+	r.srv.AddTool(runtime.Tool{Name: "once"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		if _, err := runtime.ElicitSchema(ctx, "once?", askSchema); err != nil {
+			return nil, err
+		}
+		if err := runtime.ClaimCall(ctx); err != nil {
+			return nil, err
+		}
+		r.claimed.Add(1)
+		return runtime.TextResult("once from " + name), nil
 	})
 	r.srv.AddTool(runtime.Tool{Name: "plain"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		return runtime.TextResult("plain from " + name), nil

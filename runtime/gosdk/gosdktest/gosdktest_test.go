@@ -2,6 +2,8 @@ package gosdktest_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,4 +48,17 @@ func TestHandle(t *testing.T) {
 	rs.WantAsked(t, adaptertest.PlaceMessage)
 	rs.WantStructured(t, placed{Where: "db1.example.com"})
 	gosdktest.Handle(t, place, placeArgs{Service: "api"}, elicittest.Decline()).WantError(t, "declined")
+}
+
+// TestClaimCallUnsupported: ClaimCall in a go-sdk handler fails loudly
+// (the adapter keeps no claims) instead of letting side effects run
+// unguarded, on every protocol version.
+func TestClaimCallUnsupported(t *testing.T) {
+	claim := func(ctx context.Context, _ *mcp.CallToolRequest, _ placeArgs) (*mcp.CallToolResult, placed, error) {
+		if err := runtime.ClaimCall(ctx); !errors.Is(err, runtime.ErrClaimUnsupported) {
+			return nil, placed{}, fmt.Errorf("ClaimCall = %v, want ErrClaimUnsupported", err)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "refused"}}}, placed{}, nil
+	}
+	gosdktest.Handle(t, claim, placeArgs{}).WantText(t, "refused")
 }
