@@ -128,13 +128,18 @@ func ElicitKey(defaultKey string, opts ...ElicitOption) string {
 
 // elicitOptionsOf applies opts (nil ones are skipped) to the defaults.
 func elicitOptionsOf(defaultKey string, opts []ElicitOption) elicitOptions {
-	o := elicitOptions{key: defaultKey}
+	if len(opts) == 0 {
+		// The common call has no options: the options handed to them
+		// escape, so only a call that has some pays for their allocation.
+		return elicitOptions{key: defaultKey}
+	}
+	o := &elicitOptions{key: defaultKey}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&o)
+			opt(o)
 		}
 	}
-	return o
+	return *o
 }
 
 // CheckForm reports why a client cannot be asked with a form, if it cannot:
