@@ -137,8 +137,7 @@ func PrepareElicit[T any, P interface {
 	*T
 	formimpl.Form
 }](version string, opts ...ElicitOption) (FormCall[T, P], error) {
-	var v T
-	d := P(&v).ElicitForm()
+	d := P(nil).ElicitForm() // generated methods do not read their receiver; a T would escape here
 	variant, err := formVariant(d, version)
 	if err != nil {
 		return FormCall[T, P]{}, err

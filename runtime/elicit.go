@@ -182,8 +182,7 @@ func formFor[T any, P interface {
 	if err := c.session.checkForm(); err != nil {
 		return formimpl.Variant{}, err
 	}
-	var v T
-	return formVariant(P(&v).ElicitForm(), c.session.protocol)
+	return formVariant(P(nil).ElicitForm(), c.session.protocol) // as in PrepareElicit
 }
 
 // CanElicit reports whether the form T can be asked of the client of the

@@ -269,8 +269,8 @@ func newAllocRoundTrips(tb testing.TB) (*sessionRoundTrip, *inputRequiredRoundTr
 // (allocation counts do not depend on load). A change that allocates less
 // lowers them in the same commit. See also make bench-compare.
 const (
-	budgetSessionRoundTrip       = 50 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
-	budgetInputRequiredRoundTrip = 57 // 2026-07-28: tools/call → input_required, retry → complete
+	budgetSessionRoundTrip       = 49 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
+	budgetInputRequiredRoundTrip = 55 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
 func TestRoundTripAllocs(t *testing.T) {
