@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -255,6 +256,13 @@ func newAllocRoundTrips(tb testing.TB) (*sessionRoundTrip, *inputRequiredRoundTr
 	tb.Helper()
 	srv := NewServer(Options{Name: "bench", Version: "1", ElicitTimeout: -1})
 	srv.AddTool(Tool{Name: "ask"}, allocAsk)
+	return startAllocRoundTrips(tb, srv)
+}
+
+// startAllocRoundTrips returns a driver of each round trip of srv's tool
+// "ask"; tb's cleanup stops them and srv.
+func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *inputRequiredRoundTrip) {
+	tb.Helper()
 	tb.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
 	rt, err := newSessionRoundTrip(srv)
 	if err != nil {
@@ -286,6 +294,46 @@ func TestRoundTripAllocs(t *testing.T) {
 	} {
 		checkAllocBudget(t, c.name, allocsPerRoundTrip(t, 200, c.run), c.budget)
 	}
+}
+
+// Budgets of the dynamic form paths and of decoding an answer.
+const (
+	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
+	budgetElicitSchemaRoundTrip = 101
+	// A generated form with run-time choices and per-call defaults
+	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
+	budgetDynamicRoundTrip = 96
+	// DecodeAnswer of testform.AskForm from an accepted result.
+	budgetDecodeAnswer = 3
+)
+
+func TestDynamicFormAllocs(t *testing.T) {
+	skipAllocsUnderRace(t)
+	schemaSrv := NewServer(Options{Name: "bench", Version: "1", ElicitTimeout: -1})
+	schemaSrv.AddTool(Tool{Name: "ask"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		content, err := ElicitSchema(ctx, "Name and count?", benchSchema)
+		if err != nil {
+			return nil, err
+		}
+		return TextResult(fmt.Sprint(content["name"], " ", content["count"])), nil
+	})
+	schemaRT, _ := startAllocRoundTrips(t, schemaSrv)
+	_, dynRT := startAllocRoundTrips(t, newBenchDynamicServer())
+	checkAllocBudget(t, "ElicitSchema, session 2025-11-25", allocsPerRoundTrip(t, 200, schemaRT.run), budgetElicitSchemaRoundTrip)
+	checkAllocBudget(t, "WithChoices and WithDefaults, input_required 2026-07-28", allocsPerRoundTrip(t, 200, dynRT.run), budgetDynamicRoundTrip)
+}
+
+func TestDecodeAnswerAllocs(t *testing.T) {
+	skipAllocsUnderRace(t)
+	answer := json.RawMessage(benchAnswer)
+	got := allocsPerRoundTrip(t, 1000, func() error {
+		f, err := DecodeAnswer[testform.AskForm](answer)
+		if err == nil && (f.Name != "ada" || f.Count != 3) {
+			err = fmt.Errorf("decoded %+v", f)
+		}
+		return err
+	})
+	checkAllocBudget(t, "DecodeAnswer[testform.AskForm]", got, budgetDecodeAnswer)
 }
 
 // checkAllocBudget fails t when got exceeds budget, and says so when it is
