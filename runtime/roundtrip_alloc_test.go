@@ -277,7 +277,7 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // (allocation counts do not depend on load). A change that allocates less
 // lowers them in the same commit. See also make bench-compare.
 const (
-	budgetSessionRoundTrip       = 49 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
+	budgetSessionRoundTrip       = 47 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
 	budgetInputRequiredRoundTrip = 55 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
@@ -299,7 +299,7 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	budgetElicitSchemaRoundTrip = 101
+	budgetElicitSchemaRoundTrip = 99
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 96
