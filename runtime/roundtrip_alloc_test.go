@@ -371,6 +371,16 @@ func benchRoundTrips(b *testing.B, run func() error) {
 	}
 }
 
+// TestHeaderNamesCanonical: the hot path looks the MCP headers up by these
+// names without canonicalizing them (headerValue).
+func TestHeaderNamesCanonical(t *testing.T) {
+	for _, name := range []string{HeaderSessionID, HeaderProtocolVersion, HeaderMethod, HeaderName} {
+		if c := http.CanonicalHeaderKey(name); c != name {
+			t.Errorf("header name %q is not canonical (%q)", name, c)
+		}
+	}
+}
+
 // skipAllocsUnderRace skips t under the race detector, which allocates on
 // its own behalf (the counts differ from a normal build's).
 func skipAllocsUnderRace(t *testing.T) {
