@@ -3,7 +3,7 @@ GO      ?= go
 GOTEST  ?= $(GO) test -race -count=1
 PKGS    ?= ./...
 
-.PHONY: all test vet build generate check-generated bench fuzz conformance demo vulncheck test-patched
+.PHONY: all test vet build generate check-generated bench bench-compare fuzz conformance demo vulncheck test-patched
 
 BIN := bin
 
@@ -76,6 +76,22 @@ fuzz:
 # BENCHFLAGS='-conc 1,4,16,64 -plot internal/cmd/bench/roundtrip.svg': the README's plot.
 bench:
 	$(GO) run ./internal/cmd/bench $(BENCHFLAGS)
+
+# bench-compare BASE=<commit> builds BASE's bench servers (a git worktree in
+# a temporary directory) and the working tree's, and drives both with the
+# working tree's load generator against the bare net/http floor, interleaved
+# in one run (base, new and floor windows alternate every round, so machine
+# noise hits all alike). It prints, per protocol (2025-11-25, 2026-07-28) and
+# concurrency (1, 64), each one's time per round trip ÷ the floor's (median
+# and interquartile range over rounds) and allocations per round trip, the
+# memory per pending elicitation of both, and the load average at the start
+# and end. The target (issue 23): at most 1.10× the floor on 2025-11-25 and
+# 1.15× on 2026-07-28, at concurrency 1 and 64, and at most 37 kB per pending
+# elicitation. Timings need a quiet machine: run it where the load average is
+# below 1. BENCHFLAGS=-quick: a smoke run (3 short rounds; noise).
+BASE ?= a72f6b6
+bench-compare:
+	$(GO) run ./internal/cmd/bench -compare $(BASE) $(BENCHFLAGS)
 
 # load drives the runtime with 50 sessions × 20 concurrent eliciting calls in
 # both eras (see internal/cmd/load) and fails on a lost result, a leak or a hang.

@@ -503,6 +503,10 @@ var fastDecodeSeeds = []string{
 	`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m","code":2}}`,
 	`{"jsonrpc":1,"id":1,"method":"a"}`,
 	`{"jsonrpc":"2.0","id":"x","result":{}}`,
+	`{"jsonrpc":"2.0","id":"x","result":` + benchAnswer + `}`,
+	`{"jsonrpc":"2.0","id":"x","result":null}`,
+	`{"jsonrpc":"2.0","id":"x","result":{},"Result":1}`,
+	`{"jsonrpc":"2.0","id":"x","result":[1,"a"],"result":2}`,
 	`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m"}}`,
 	` {"jsonrpc" : "2.0" , "method" : "notifications/initialized" } `,
 	`{"jsonrpc":"2.0","method":"m\u0061","params":{"name":"\u00e9","uri":"u","requestState":null}}`,
@@ -735,6 +739,10 @@ func TestFastDecodersTakeTheFastPath(t *testing.T) {
 				t.Fatalf("scanResponses(%q) = %+v, %v", p.InputResponses, rs, ok)
 			}
 		}
+	}
+	answer := `{"jsonrpc":"2.0","id":"e1","result":` + benchAnswer + `}`
+	if m := (message{}); !decodeMessageFast([]byte(answer), &m) || string(m.Result) != benchAnswer {
+		t.Fatalf("decodeMessageFast(%q) fell back or read the result as %q", answer, m.Result)
 	}
 	if action, content, ok := decodeElicitResultFast([]byte(benchAnswer)); !ok || action != "accept" || string(content) != `{"name":"ada","count":3}` {
 		t.Fatalf("decodeElicitResultFast(%q) = %q, %q, %v", benchAnswer, action, content, ok)

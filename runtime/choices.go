@@ -169,8 +169,7 @@ func prepareElicit[T any, P interface {
 	*T
 	formimpl.Form
 }](version string, opts ...ElicitOption) (formCall[T, P], error) {
-	var v T
-	d := P(&v).ElicitForm()
+	d := P(nil).ElicitForm() // generated methods do not read their receiver; a T would escape here
 	variant, err := formVariant(d, version)
 	if err != nil {
 		return formCall[T, P]{}, err

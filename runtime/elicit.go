@@ -181,8 +181,7 @@ func formFor[T any, P interface {
 	if err := checkForm(protocol, a.caps().form); err != nil {
 		return formimpl.Variant{}, err
 	}
-	var v T
-	return formVariant(P(&v).ElicitForm(), protocol)
+	return formVariant(P(nil).ElicitForm(), protocol) // as in prepareElicit
 }
 
 // CanElicit reports whether the form T can be asked of the client of the
@@ -272,14 +271,19 @@ type elicitOptions struct {
 // optionsOf applies opts, each with apply (nil ones are skipped), to
 // the defaults.
 func optionsOf[O comparable](defaultKey string, opts []O, apply func(O, *elicitOptions)) elicitOptions {
-	o := elicitOptions{key: defaultKey}
+	if len(opts) == 0 {
+		// The common call has no options: the options handed to them
+		// escape, so only a call that has some pays for their allocation.
+		return elicitOptions{key: defaultKey}
+	}
+	o := &elicitOptions{key: defaultKey}
 	var none O
 	for _, opt := range opts {
 		if opt != none {
-			apply(opt, &o)
+			apply(opt, o)
 		}
 	}
-	return o
+	return *o
 }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28

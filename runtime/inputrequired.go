@@ -91,9 +91,11 @@ func hasMetaVersion(msg *message) bool {
 }
 
 // headerValue reads a header with optional white space trimmed and the
-// =?base64?…?= sentinel decoded.
+// =?base64?…?= sentinel decoded. name is one of the Header* constants,
+// already canonical (TestHeaderNamesCanonical), as net/http makes the keys
+// of a request it read: a direct lookup spares canonicalizing it again.
 func headerValue(r *http.Request, name string) (string, bool) {
-	vals := r.Header.Values(name)
+	vals := r.Header[name]
 	if len(vals) == 0 {
 		return "", false
 	}

@@ -164,8 +164,9 @@ func decodeFailure(err error) *RPCError {
 	return rpcErrorf(CodeParseError, "parse error: %v", err)
 }
 
-// decodeMessageFast reads a request or notification (no result, no error),
-// and its params in the same pass.
+// decodeMessageFast reads a request or notification, and its params in the
+// same pass, or a response with a result (a client's answer to an
+// elicitation); an error response goes to StrictUnmarshal.
 func decodeMessageFast(body []byte, m *message) bool {
 	var seen uint8
 	end, ok := roundtrip.EachMemberAt(body, roundtrip.SkipSpace(body, 0), func(key []byte, at int) (int, bool) {
@@ -209,8 +210,15 @@ func decodeMessageFast(body []byte, m *message) bool {
 				return end, false // decodedParams leaves valid params to encoding/json
 			}
 			m.Params = body[at:end]
+		case "result":
+			bit = 16
+			var ok bool
+			if end, ok = roundtrip.ScanValue(body, at); !ok {
+				return end, false
+			}
+			m.Result = body[at:end]
 		default:
-			if foldsToAny(key, messageFields[:]) { // result, error, or a key encoding/json would match
+			if foldsToAny(key, messageFields[:]) { // error, or a key encoding/json would match
 				return end, false
 			}
 			return roundtrip.ScanValue(body, at)

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"container/list"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -42,8 +41,8 @@ type sessionTable struct {
 
 	mu    sync.Mutex
 	byID  map[string]*Session
-	fresh list.List // idle sessions that sent nothing after initialize; LRU at the back
-	idle  list.List // idle established sessions; LRU at the back
+	fresh idleList // idle sessions that sent nothing after initialize; LRU at the back
+	idle  idleList // idle established sessions; LRU at the back
 	// subjects counts each subject's sessions and lists its idle ones
 	// (only with a per-subject cap).
 	subjects map[string]*subjectSessions
@@ -51,16 +50,68 @@ type sessionTable struct {
 
 type subjectSessions struct {
 	n    int
-	idle list.List
+	idle idleList // linked through tableEntry.subjIdle
 }
 
 // tableEntry is a session's place in the table, guarded by sessionTable.mu.
 type tableEntry struct {
 	in          bool
 	established bool
-	busy        int           // calls running
-	elem        *list.Element // in fresh or idle, while idle
-	subjElem    *list.Element // in its subject's idle list, while idle
+	busy        int       // calls running
+	idle        idleLinks // in fresh or idle, while idle
+	subjIdle    idleLinks // in its subject's idle list, while idle
+}
+
+// idleList is a list of idle sessions, the most recently used at the front,
+// linked through the sessions' own tableEntry (idle, or subjIdle for a
+// subject's list), so that a request putting its session back allocates
+// nothing.
+type idleList struct {
+	front, back *Session
+	subject     bool // links through subjIdle
+}
+
+// idleLinks are a session's place in one idleList.
+type idleLinks struct {
+	prev, next *Session
+	on         *idleList // nil: on none
+}
+
+func (l *idleList) links(sess *Session) *idleLinks {
+	if l.subject {
+		return &sess.entry.subjIdle
+	}
+	return &sess.entry.idle
+}
+
+func (l *idleList) pushFront(sess *Session) {
+	k := l.links(sess)
+	k.prev, k.next, k.on = nil, l.front, l
+	if l.front != nil {
+		l.links(l.front).prev = sess
+	} else {
+		l.back = sess
+	}
+	l.front = sess
+}
+
+// remove takes sess off l; it is a no-op when sess is not on l.
+func (l *idleList) remove(sess *Session) {
+	k := l.links(sess)
+	if k.on != l {
+		return
+	}
+	if k.prev != nil {
+		l.links(k.prev).next = k.next
+	} else {
+		l.front = k.next
+	}
+	if k.next != nil {
+		l.links(k.next).prev = k.prev
+	} else {
+		l.back = k.prev
+	}
+	*k = idleLinks{}
 }
 
 var (
@@ -92,30 +143,28 @@ func (t *sessionTable) add(sess *Session, established bool) (have *Session, evic
 	if t.subjects != nil {
 		ss = t.subjects[sess.subject]
 		if ss != nil && ss.n >= t.perSubject {
-			back := ss.idle.Back()
-			if back == nil {
+			victim := ss.idle.back
+			if victim == nil {
 				return nil, nil, errTooManySessionsForSubject
 			}
-			victim := back.Value.(*Session)
 			t.removeLocked(victim)
 			evicted = append(evicted, victim)
 		}
 	}
 	if len(t.byID) >= t.max {
-		back := t.fresh.Back()
-		if back == nil {
-			back = t.idle.Back()
+		victim := t.fresh.back
+		if victim == nil {
+			victim = t.idle.back
 		}
-		if back == nil {
+		if victim == nil {
 			return nil, nil, errTooManySessions
 		}
-		victim := back.Value.(*Session)
 		t.removeLocked(victim)
 		evicted = append(evicted, victim)
 	}
 	if t.subjects != nil {
 		if ss = t.subjects[sess.subject]; ss == nil {
-			ss = &subjectSessions{}
+			ss = &subjectSessions{idle: idleList{subject: true}}
 			t.subjects[sess.subject] = ss
 		}
 		ss.n++
@@ -197,29 +246,23 @@ func (t *sessionTable) removeLocked(sess *Session) {
 func (t *sessionTable) idleLocked(sess *Session) {
 	e := &sess.entry
 	if e.established {
-		e.elem = t.idle.PushFront(sess)
+		t.idle.pushFront(sess)
 	} else {
-		e.elem = t.fresh.PushFront(sess)
+		t.fresh.pushFront(sess)
 	}
 	if t.subjects != nil {
-		e.subjElem = t.subjects[sess.subject].idle.PushFront(sess)
+		t.subjects[sess.subject].idle.pushFront(sess)
 	}
 }
 
 // unidleLocked takes sess off its idle lists, if it is on them.
 func (t *sessionTable) unidleLocked(sess *Session) {
 	e := &sess.entry
-	if e.elem != nil {
-		// Remove is a no-op for an element of another list, so try both.
-		t.fresh.Remove(e.elem)
-		t.idle.Remove(e.elem)
-		e.elem = nil
+	if e.idle.on != nil {
+		e.idle.on.remove(sess)
 	}
-	if e.subjElem != nil {
-		if ss := t.subjects[sess.subject]; ss != nil {
-			ss.idle.Remove(e.subjElem)
-		}
-		e.subjElem = nil
+	if e.subjIdle.on != nil {
+		e.subjIdle.on.remove(sess)
 	}
 }
 

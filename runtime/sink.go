@@ -158,9 +158,11 @@ func (s *httpSink) upgradeLocked() {
 	if s.header != nil {
 		s.header(h)
 	}
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
+	// Canonical keys assigned directly: Header.Set would canonicalize
+	// them again on every reply.
+	h["Content-Type"] = []string{"text/event-stream"}
+	h["Cache-Control"] = []string{"no-cache, no-transform"}
+	h["X-Accel-Buffering"] = []string{"no"}
 	s.w.WriteHeader(http.StatusOK)
 }
 
@@ -254,8 +256,8 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		s.held.force(int64(len(msg)))
 	}
 	defer s.held.release(int64(len(msg)))
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(msg)))
+	h["Content-Type"] = []string{"application/json"} // canonical keys, as on the upgrade
+	h["Content-Length"] = []string{strconv.Itoa(len(msg))}
 	s.armWriteLocked()
 	s.w.WriteHeader(status)
 	_, err := s.w.Write(msg)

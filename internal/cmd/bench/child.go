@@ -34,7 +34,13 @@ func startChild(f flow) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.Env = append(os.Environ(), serveEnv+"="+f.name)
+	return startChildCmd(f, f.name, cmd)
+}
+
+// startChildCmd starts cmd, a bench binary (this one or another commit's),
+// serving the flow named serve; f names it in the run.
+func startChildCmd(f flow, serve string, cmd *exec.Cmd) (*child, error) {
+	cmd.Env = append(os.Environ(), serveEnv+"="+serve)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -49,6 +49,9 @@
 //	-pending N     elicitations held at once for the memory figures (default 10000; 1000 with -quick)
 //	-profile       record the profiles of our flows even when the targets are met
 //	-flows LIST    run only these flows (comma-separated names from the list above)
+//	-compare BASE  instead of the above: BASE's servers against the working
+//	               tree's and the floor, interleaved in one run (see compare.go;
+//	               make bench-compare BASE=<commit>)
 //	-skip-decode, -skip-generate   leave those parts out
 package main
 
@@ -89,6 +92,7 @@ type options struct {
 	flows      []flow
 	concs      []int
 	plot       string
+	compare    string // -compare BASE: base against the working tree (compare.go)
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -105,6 +109,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.BoolVar(&o.skipDecode, "skip-decode", false, "leave out the decode benchmarks")
 	only := fs.String("flows", "", "comma-separated flows to run (default: all)")
 	concList := fs.String("conc", "1,64", "comma-separated concurrencies of the round trips, ascending")
+	fs.StringVar(&o.compare, "compare", "", "compare the round trip and pending memory of this commit's servers with the working tree's, against the floor (what make bench-compare runs)")
 	fs.StringVar(&o.plot, "plot", "", "also write the plot of round trips/s and p50 latency against concurrency (SVG) to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -131,9 +136,13 @@ func parseFlags(args []string) (*options, error) {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if o.rounds == 0 {
-		o.rounds = 15
-		if o.quick {
+		switch {
+		case o.quick && o.compare != "":
+			o.rounds = 3 // a spread needs a few rounds
+		case o.quick:
 			o.rounds = 1
+		default:
+			o.rounds = 15
 		}
 	}
 	if o.window == 0 {
@@ -167,6 +176,13 @@ func run(args []string, stdout io.Writer) int {
 		}
 		log.Print(err)
 		return 2
+	}
+	if o.compare != "" {
+		if err := runCompare(o, stdout); err != nil {
+			log.Print(err)
+			return 1
+		}
+		return 0
 	}
 	rep, err := measure(o)
 	if err != nil {
