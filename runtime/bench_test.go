@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
@@ -415,6 +416,10 @@ type benchWriter struct {
 func (w *benchWriter) Header() http.Header         { return w.h }
 func (w *benchWriter) WriteHeader(status int)      { w.status = status }
 func (w *benchWriter) Write(p []byte) (int, error) { return w.body.Write(p) }
+
+// Deadlines are taken as net/http's writer takes them (see streamWriter).
+func (w *benchWriter) SetWriteDeadline(time.Time) error { return nil }
+func (w *benchWriter) SetReadDeadline(time.Time) error  { return nil }
 func (w *benchWriter) reset() {
 	clear(w.h)
 	w.status = http.StatusOK

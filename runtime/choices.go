@@ -68,9 +68,10 @@ func WithChoices(field ChoicesField, choices ...Choice) ElicitOption {
 
 type choicesOption choiceSet
 
-func (c *choicesOption) applyToElicit(o *elicitOptions) {
+func (c *choicesOption) applyToElicit(o elicitOptions) elicitOptions {
 	f := o.formOptions()
 	f.choices = append(f.choices, choiceSet(*c))
+	return o
 }
 
 // WithDefaults prefills the form of this Elicit[T] call from form, a
@@ -106,9 +107,9 @@ type defaultsOption struct {
 	form  reflect.Type
 }
 
-func (d *defaultsOption) applyToElicit(o *elicitOptions) {
-	f := o.formOptions()
-	f.defaults = d
+func (d *defaultsOption) applyToElicit(o elicitOptions) elicitOptions {
+	o.formOptions().defaults = d
+	return o
 }
 
 // formOptions are a call's WithChoices and WithDefaults. They live apart
@@ -116,11 +117,13 @@ func (d *defaultsOption) applyToElicit(o *elicitOptions) {
 type formOptions struct {
 	choices  []choiceSet     // in call order
 	defaults *defaultsOption // nil without WithDefaults
+	inline   [2]choiceSet    // choices' first array: most forms have one or two choices fields
 }
 
 func (o *elicitOptions) formOptions() *formOptions {
 	if o.form == nil {
 		o.form = &formOptions{}
+		o.form.choices = o.form.inline[:0]
 	}
 	return o.form
 }

@@ -240,19 +240,19 @@ func ClientSupportsElicitURL(ctx context.Context) bool {
 // So ElicitURL(ctx, msg, url, WithReask(1)) does not compile ("FormOption
 // does not implement URLOption (missing method applyToURL)").
 type ElicitOption interface {
-	applyToElicit(*elicitOptions)
+	applyToElicit(elicitOptions) elicitOptions
 }
 
 // FormOption is an option of both form-mode elicitations, Elicit[T] and
 // [ElicitSchema]: [WithKey] and [WithReask]. ElicitSchema takes only these.
 type FormOption interface {
 	ElicitOption
-	applyToSchema(*elicitOptions)
+	applyToSchema(elicitOptions) elicitOptions
 }
 
 // URLOption is an option of [ElicitURL]: [WithKey].
 type URLOption interface {
-	applyToURL(*elicitOptions)
+	applyToURL(elicitOptions) elicitOptions
 }
 
 // CommonOption is an option of every elicitation, Elicit[T],
@@ -270,20 +270,18 @@ type elicitOptions struct {
 
 // optionsOf applies opts, each with apply (nil ones are skipped), to
 // the defaults.
-func optionsOf[O comparable](defaultKey string, opts []O, apply func(O, *elicitOptions)) elicitOptions {
-	if len(opts) == 0 {
-		// The common call has no options: the options handed to them
-		// escape, so only a call that has some pays for their allocation.
-		return elicitOptions{key: defaultKey}
-	}
-	o := &elicitOptions{key: defaultKey}
+// The options pass elicitOptions by value, in and out: a pointer handed to
+// an interface's method escapes, and would cost every call with options an
+// allocation.
+func optionsOf[O comparable](defaultKey string, opts []O, apply func(O, elicitOptions) elicitOptions) elicitOptions {
+	o := elicitOptions{key: defaultKey}
 	var none O
 	for _, opt := range opts {
 		if opt != none {
-			apply(opt, o)
+			o = apply(opt, o)
 		}
 	}
-	return *o
+	return o
 }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
@@ -298,9 +296,9 @@ func WithKey(key string) CommonOption { return keyOption(key) }
 
 type keyOption string
 
-func (k keyOption) applyToElicit(o *elicitOptions) { o.key = string(k) }
-func (k keyOption) applyToSchema(o *elicitOptions) { o.key = string(k) }
-func (k keyOption) applyToURL(o *elicitOptions)    { o.key = string(k) }
+func (k keyOption) applyToElicit(o elicitOptions) elicitOptions { o.key = string(k); return o }
+func (k keyOption) applyToSchema(o elicitOptions) elicitOptions { o.key = string(k); return o }
+func (k keyOption) applyToURL(o elicitOptions) elicitOptions    { o.key = string(k); return o }
 
 // askForm sends a form elicitation in call a and returns the client's raw
 // result.

@@ -33,8 +33,8 @@ func WithReask(n int) FormOption { return reaskOption(max(n, 0)) }
 
 type reaskOption int
 
-func (n reaskOption) applyToElicit(o *elicitOptions) { o.reasks = int(n) }
-func (n reaskOption) applyToSchema(o *elicitOptions) { o.reasks = int(n) }
+func (n reaskOption) applyToElicit(o elicitOptions) elicitOptions { o.reasks = int(n); return o }
+func (n reaskOption) applyToSchema(o elicitOptions) elicitOptions { o.reasks = int(n); return o }
 
 // Ask asks the call's question with ask (which sends message and schema
 // and returns the client's raw ElicitResult) and decodes the answer with
