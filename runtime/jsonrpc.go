@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/go-elicit/elicit/internal/formcore"
 	"github.com/go-elicit/elicit/internal/roundtrip"
 )
 
@@ -574,3 +575,8 @@ func appendJSONString(b []byte, s string) []byte { return roundtrip.AppendString
 func rpcErrorf(code int, format string, args ...any) *RPCError {
 	return &RPCError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// clip cuts a name or value from the client that an error message repeats
+// (a method, a tool name, a header) to a short prefix, marked as cut, so
+// that no error reply grows with the request.
+func clip(s string) string { return formcore.Clip(s) }
