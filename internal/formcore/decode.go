@@ -258,29 +258,37 @@ func (d *Decoder) boolValue(property string) (bool, bool) {
 
 // intValue reads an integer value in [lo, hi] (the range of the Go field's
 // type). A number with a zero fraction, such as 3.0, is an integer, as in
-// JSON Schema. Anything else is a problem.
+// JSON Schema. Anything else is a problem; an integer beyond the range,
+// however long, is out of range, not "not an integer".
 func (d *Decoder) intValue(property string, lo, hi int64) (int64, bool) {
 	num, ok := d.number(property, "must be an integer")
 	if !ok {
 		return 0, false
 	}
-	if v, err := strconv.ParseInt(string(num), 10, 64); err == nil {
-		return d.intRange(property, v, lo, hi)
+	if len(num) <= maxIntegerDigits {
+		if v, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+			return d.intRange(property, v, lo, hi)
+		}
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
-	if err != nil || f != math.Trunc(f) {
+	var buf [maxIntegerDigits]byte
+	digits, neg, class := integerDigits(num, &buf)
+	u, err := parseDigits(digits, class)
+	switch {
+	case class == notInteger:
 		d.Problem(property, "must be an integer")
 		return 0, false
-	}
-	if f < float64(lo) || f < math.MinInt64 {
+	case class == integer && len(digits) == 0:
+		return d.intRange(property, 0, lo, hi)
+	case neg && (class == tooLong || err != nil || u > 1<<63):
 		d.Problem(property, "must be at least "+strconv.FormatInt(lo, 10))
 		return 0, false
-	}
-	if f > float64(hi) || f >= math.MaxInt64 {
+	case !neg && (class == tooLong || err != nil || u > math.MaxInt64):
 		d.Problem(property, "must be at most "+strconv.FormatInt(hi, 10))
 		return 0, false
+	case neg:
+		return d.intRange(property, -int64(u), lo, hi) // -int64(1<<63) is MinInt64
 	}
-	return d.intRange(property, int64(f), lo, hi)
+	return d.intRange(property, int64(u), lo, hi)
 }
 
 func (d *Decoder) intRange(property string, v, lo, hi int64) (int64, bool) {
@@ -301,26 +309,132 @@ func (d *Decoder) uintValue(property string, hi uint64) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	if v, err := strconv.ParseUint(string(num), 10, 64); err == nil {
-		if v > hi {
-			d.Problem(property, "must be at most "+strconv.FormatUint(hi, 10))
-			return 0, false
+	if len(num) <= maxIntegerDigits {
+		if v, err := strconv.ParseUint(string(num), 10, 64); err == nil {
+			if v > hi {
+				d.Problem(property, "must be at most "+strconv.FormatUint(hi, 10))
+				return 0, false
+			}
+			return v, true
 		}
-		return v, true
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
+	var buf [maxIntegerDigits]byte
+	digits, neg, class := integerDigits(num, &buf)
+	u, err := parseDigits(digits, class)
 	switch {
-	case err != nil || f != math.Trunc(f):
+	case class == notInteger:
 		d.Problem(property, "must be an integer")
-	case f < 0:
+	case class == integer && len(digits) == 0:
+		return 0, true
+	case neg:
 		d.Problem(property, "must be at least 0")
-	case f > float64(hi) || f >= math.MaxUint64:
+	case class == tooLong || err != nil || u > hi:
 		d.Problem(property, "must be at most "+strconv.FormatUint(hi, 10))
 	default:
-		return uint64(f), true
+		return u, true
 	}
 	return 0, false
 }
+
+// maxIntegerDigits is the length of the longest integer a Go integer type
+// holds (math.MaxUint64 has 20 digits).
+const maxIntegerDigits = 20
+
+// What integerDigits finds a number to be.
+const (
+	integer    = iota // an integer of at most maxIntegerDigits digits
+	notInteger        // a number with a fraction that is not zero
+	tooLong           // an integer (or not) beyond maxIntegerDigits digits
+)
+
+// integerDigits reads the JSON number num (its grammar checked) as an
+// integer: its magnitude's digits without leading zeros, in buf (none for
+// zero), and its sign, when it is an integer of at most maxIntegerDigits
+// digits, such as 12.0 or 1.2e1; otherwise notInteger or tooLong. It reads
+// num once and allocates nothing, however long num or its exponent is.
+func integerDigits(num []byte, buf *[maxIntegerDigits]byte) ([]byte, bool, int) {
+	neg := num[0] == '-'
+	p := 0
+	if neg {
+		p = 1
+	}
+	intStart := p
+	for p < len(num) && isDigit(num[p]) {
+		p++
+	}
+	intPart := num[intStart:p]
+	var frac []byte
+	if p < len(num) && num[p] == '.' {
+		p++
+		start := p
+		for p < len(num) && isDigit(num[p]) {
+			p++
+		}
+		frac = num[start:p]
+	}
+	exp := 0
+	if p < len(num) && (num[p] == 'e' || num[p] == 'E') {
+		p++
+		expNeg := p < len(num) && num[p] == '-'
+		if p < len(num) && (num[p] == '-' || num[p] == '+') {
+			p++
+		}
+		for ; p < len(num); p++ {
+			if exp < 1e9 { // beyond, the answer no longer changes
+				exp = exp*10 + int(num[p]-'0')
+			}
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	// The digits of intPart and frac as one sequence, the point after
+	// the first point of them.
+	n := len(intPart) + len(frac)
+	at := func(i int) byte {
+		if i < len(intPart) {
+			return intPart[i]
+		}
+		return frac[i-len(intPart)]
+	}
+	first, last := 0, n-1
+	for first < n && at(first) == '0' {
+		first++
+	}
+	if first == n {
+		return buf[:0], neg, integer
+	}
+	for at(last) == '0' {
+		last--
+	}
+	point := len(intPart) + exp
+	if point-first > maxIntegerDigits {
+		return nil, neg, tooLong
+	}
+	if last >= point {
+		return nil, neg, notInteger
+	}
+	out := buf[:0]
+	for i := first; i < point; i++ {
+		c := byte('0')
+		if i <= last {
+			c = at(i)
+		}
+		out = append(out, c)
+	}
+	return out, neg, integer
+}
+
+// parseDigits is the value of what integerDigits found, when it is an
+// integer that is not zero (an error otherwise, or beyond math.MaxUint64).
+func parseDigits(digits []byte, class int) (uint64, error) {
+	if class != integer || len(digits) == 0 {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseUint(string(digits), 10, 64)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // floatValue reads a number that fits a float of the given bit size (32 or 64).
 func (d *Decoder) floatValue(property string, bitSize int) (float64, bool) {
