@@ -2,6 +2,7 @@ package formcore
 
 import (
 	"cmp"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strconv"
@@ -31,24 +32,34 @@ type Decoder struct {
 	key      []byte
 	scratch  []byte
 	seen     [MaxFields / 64]uint64
-	problems []Problem
+	problems []Problem // the first MaxProblems, each once
+	// more counts the problems beyond MaxProblems, each once: beyond holds
+	// their hashes and those of their properties (see Problem).
+	more   int
+	beyond map[uint64]struct{}
+	// holding sends every problem to held (see empty.go).
+	holding bool
 	// empty and held are the properties that arrived empty and what is
 	// wrong with them should they be required (see empty.go).
 	empty [MaxFields / 64]uint64
 	held  []Problem
 	// itemAt holds where each string item read so far of the array Item
-	// walks starts in data (the first len(itemAt) of them; the rest go to
-	// itemMore), itemCount how many there are and itemN how many elements
-	// the array has had: a multi-select may not name an option twice, and
-	// checking that costs no allocation for a selection of up to 16.
+	// walks starts in data (the first len(itemAt) of them; the rest are
+	// found through itemSet), itemCount how many there are and itemN how
+	// many elements the array has had: a multi-select may not name an
+	// option twice, and checking that costs no allocation for a selection
+	// of up to 16, and one map lookup per item past that.
 	itemAt    [16]int
-	itemMore  []int
+	itemSet   map[uint64]int // an item's hash (see itemKey) -> where it starts
 	itemCount int
 	itemN     int
 	state     uint8
 	// fatal is set by a syntax error: the rest of the input is not read and
 	// Err reports only the syntax error.
 	fatal bool
+	// compared counts the comparisons of problems and items: what a test
+	// checks grows no faster than the content.
+	compared int
 }
 
 const (
@@ -178,26 +189,80 @@ func (d *Decoder) skipCurrent() {
 	}
 }
 
+// MaxProblems is how many problems a content error names; it counts the
+// others ("… and 12 more problems"), so that neither the work of decoding
+// nor the error grows with the square of the content, nor the error with
+// the content (an answer with a million unknown keys).
+const MaxProblems = 16
+
 // Problem records a problem with property; the same problem twice (two
-// bad items of one list) is recorded once.
+// bad items of one list) is recorded once. Past MaxProblems, problems are
+// counted, each once, not kept.
 func (d *Decoder) Problem(property, message string) {
 	if d.fatal {
 		return
 	}
+	if d.holding {
+		d.held = append(d.held, Problem{Property: property, Message: message})
+		return
+	}
+	d.compared += len(d.problems)
 	for _, p := range d.problems {
 		if p.Property == property && p.Message == message {
 			return
 		}
 	}
-	d.problems = append(d.problems, Problem{Property: property, Message: message})
+	if len(d.problems) < MaxProblems {
+		d.problems = append(d.problems, Problem{Property: property, Message: message})
+		return
+	}
+	if d.beyond == nil {
+		d.beyond = make(map[uint64]struct{})
+	}
+	k := problemKey(property, message)
+	if _, dup := d.beyond[k]; !dup {
+		d.beyond[k] = struct{}{}
+		d.beyond[propertyKey(property)] = struct{}{}
+		d.more++
+	}
+}
+
+// hashSeed seeds the hashes of problems and items: chosen at random for
+// each process, so a client cannot make hashes collide.
+var hashSeed = maphash.MakeSeed()
+
+// problemKey and propertyKey are the hashes under which beyond holds a
+// problem and its property; the leading byte keeps them apart. Two
+// problems whose hashes collide (a chance of 2⁻⁶⁴) are counted once.
+func problemKey(property, message string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	h.WriteByte(0)
+	h.WriteString(property)
+	h.WriteByte(0)
+	h.WriteString(message)
+	return h.Sum64()
+}
+
+func propertyKey(property string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	h.WriteByte(1)
+	h.WriteString(property)
+	return h.Sum64()
 }
 
 // failed reports whether property already has a problem.
 func (d *Decoder) failed(property string) bool {
+	d.compared += len(d.problems)
 	for _, p := range d.problems {
 		if p.Property == property {
 			return true
 		}
+	}
+	if d.beyond != nil {
+		_, ok := d.beyond[propertyKey(property)]
+		return ok
 	}
 	return false
 }
@@ -207,15 +272,16 @@ func (d *Decoder) ok() bool { return len(d.problems) == 0 }
 
 // Err returns nil when the content was a well-formed object with no
 // problems, and otherwise a content error (a *runtime.ContentError when the
-// runtime is linked; see SetContentError) with every problem sorted by
-// property (stable: problems of one property keep their order).
+// runtime is linked; see SetContentError) with the first MaxProblems
+// problems sorted by property (stable: problems of one property keep their
+// order) and the count of the others.
 func (d *Decoder) Err() error {
 	if len(d.problems) == 0 {
 		return nil
 	}
 	ps := slices.Clone(d.problems)
 	slices.SortStableFunc(ps, func(a, b Problem) int { return cmp.Compare(a.Property, b.Property) })
-	return newContentError(ps)
+	return newContentError(ps, d.more)
 }
 
 // stringValue reads a string value. A value of another type is a problem.
@@ -458,7 +524,8 @@ func (d *Decoder) Item(property string, first bool) bool {
 		return false
 	}
 	if first {
-		d.itemCount, d.itemMore, d.itemN = 0, d.itemMore[:0], 0
+		d.itemCount, d.itemN = 0, 0
+		clear(d.itemSet)
 		if !d.take(property, '[', "must be an array of strings") {
 			return false
 		}
@@ -509,30 +576,50 @@ func (d *Decoder) ItemBytes(property string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	for i := range d.itemCount {
-		if string(d.itemString(i)) == string(b) {
-			d.Problem(property, subset.RepeatedItem(d.itemN-1, string(b)))
-			return nil, false
-		}
-	}
-	if d.itemCount < len(d.itemAt) {
-		d.itemAt[d.itemCount] = at
-	} else {
-		d.itemMore = append(d.itemMore, at)
+	if d.repeatedItem(b, at) {
+		d.Problem(property, subset.RepeatedItem(d.itemN-1, string(b)))
+		return nil, false
 	}
 	d.itemCount++
 	return b, true
 }
 
-// itemString is the value of the i-th string item of the current array,
-// read again where it starts: a slice of data unless it is escaped.
-func (d *Decoder) itemString(i int) []byte {
-	at := 0
-	if i < len(d.itemAt) {
-		at = d.itemAt[i]
-	} else {
-		at = d.itemMore[i-len(d.itemAt)]
+// repeatedItem reports whether the current array has an earlier item b;
+// if not, it remembers that b starts at at. The first len(itemAt) items
+// are compared one by one; past them, the items go to itemSet, by hash:
+// where a hash is taken by another item, the next hash in a fixed sequence
+// is tried, so a collision costs a comparison, never a wrong answer.
+func (d *Decoder) repeatedItem(b []byte, at int) bool {
+	n := min(d.itemCount, len(d.itemAt))
+	d.compared += n
+	for i := range n {
+		if string(d.itemString(d.itemAt[i])) == string(b) {
+			return true
+		}
 	}
+	if d.itemCount < len(d.itemAt) {
+		d.itemAt[d.itemCount] = at
+		return false
+	}
+	if d.itemSet == nil {
+		d.itemSet = make(map[uint64]int)
+	}
+	for k := maphash.Bytes(hashSeed, b); ; k = k*0x9E3779B97F4A7C15 + 1 {
+		earlier, taken := d.itemSet[k]
+		if !taken {
+			d.itemSet[k] = at
+			return false
+		}
+		d.compared++
+		if string(d.itemString(earlier)) == string(b) {
+			return true
+		}
+	}
+}
+
+// itemString is the value of the string item that starts at at in data,
+// read again: a slice of data unless it is escaped.
+func (d *Decoder) itemString(at int) []byte {
 	again := Decoder{data: d.data, pos: at}
 	v, _ := again.readString(true)
 	return v

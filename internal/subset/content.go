@@ -180,10 +180,10 @@ func multiProblem(p map[string]any, l list, options []string) string {
 		}
 		if options != nil {
 			if !member(options, s) {
-				return fmt.Sprintf("item %d (%q) must be one of %s", i, s, quoteList(options))
+				return fmt.Sprintf("item %d (%q) must be one of %s", i, Clip(s), quoteList(options))
 			}
 		} else if !hasOption(opts, titled, s) {
-			return fmt.Sprintf("item %d (%q) must be one of %s", i, s, quoteList(optionValues(kindMulti, p)))
+			return fmt.Sprintf("item %d (%q) must be one of %s", i, Clip(s), quoteList(optionValues(kindMulti, p)))
 		}
 		// Quadratic, but selections are short and this keeps the check
 		// allocation-free.
@@ -205,5 +205,26 @@ func multiProblem(p map[string]any, l list, options []string) string {
 
 // RepeatedItem is the problem of a multi-select answer whose item i names
 // option s again: the one wording of the rule, for the content check here
-// and for the generated decoders (runtime/formimpl).
-func RepeatedItem(i int, s string) string { return fmt.Sprintf("item %d repeats %q", i, s) }
+// and for the generated decoders (runtime/formimpl). A long s is clipped.
+func RepeatedItem(i int, s string) string { return fmt.Sprintf("item %d repeats %q", i, Clip(s)) }
+
+// MaxEcho is how many bytes of a name or value from the client an error
+// message repeats (see Clip): a reply must not grow with the request.
+const MaxEcho = 64
+
+// Clip is ClipTo(s, MaxEcho).
+func Clip(s string) string { return ClipTo(s, MaxEcho) }
+
+// ClipTo returns s when it is at most n bytes, and otherwise its first n
+// bytes or fewer, cut at a character boundary, followed by "…" to mark
+// the cut. Invalid UTF-8 in the kept part stays as it is: the JSON encoder
+// replaces it.
+func ClipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
