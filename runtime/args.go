@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,7 +142,10 @@ func decodeArgs[In any](raw json.RawMessage, in *In, rules argsRules) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Property, b.Property) })
+	// By property, then message: one order, in n log n however many.
+	slices.SortFunc(problems, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.Property, b.Property), strings.Compare(a.Message, b.Message))
+	})
 	return &ContentError{Problems: problems}
 }
 

@@ -586,24 +586,34 @@ func (d *Decoder) ItemBytes(property string) ([]byte, bool) {
 
 // repeatedItem reports whether the current array has an earlier item b;
 // if not, it remembers that b starts at at. The first len(itemAt) items
-// are compared one by one; past them, the items go to itemSet, by hash:
+// are compared one by one; past them, every item goes to itemSet, by hash:
 // where a hash is taken by another item, the next hash in a fixed sequence
 // is tried, so a collision costs a comparison, never a wrong answer.
 func (d *Decoder) repeatedItem(b []byte, at int) bool {
-	n := min(d.itemCount, len(d.itemAt))
-	d.compared += n
-	for i := range n {
-		if string(d.itemString(d.itemAt[i])) == string(b) {
-			return true
+	if d.itemCount <= len(d.itemAt) {
+		d.compared += d.itemCount
+		for _, earlier := range d.itemAt[:d.itemCount] {
+			if string(d.itemString(earlier)) == string(b) {
+				return true
+			}
+		}
+		if d.itemCount < len(d.itemAt) {
+			d.itemAt[d.itemCount] = at
+			return false
+		}
+		if d.itemSet == nil {
+			d.itemSet = make(map[uint64]int)
+		}
+		for _, earlier := range d.itemAt {
+			d.addItem(d.itemString(earlier), earlier)
 		}
 	}
-	if d.itemCount < len(d.itemAt) {
-		d.itemAt[d.itemCount] = at
-		return false
-	}
-	if d.itemSet == nil {
-		d.itemSet = make(map[uint64]int)
-	}
+	return d.addItem(b, at)
+}
+
+// addItem adds item b, which starts at at, to itemSet, unless it is there
+// already, and reports whether it was.
+func (d *Decoder) addItem(b []byte, at int) bool {
 	for k := maphash.Bytes(hashSeed, b); ; k = k*0x9E3779B97F4A7C15 + 1 {
 		earlier, taken := d.itemSet[k]
 		if !taken {
