@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -21,13 +20,7 @@ import (
 func BenchmarkHostile4MiB(b *testing.B) {
 	t := &testing.T{} // the fixture's helpers want one; its Cleanup never runs
 	f := boundedFixture(t)
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = f.srv.Shutdown(ctx)
-		f.http.CloseClientConnections()
-		f.http.Close()
-	})
+	b.Cleanup(f.close)
 	c := f.newClient()
 	const budget = DefaultMaxBodyBytes - 4096 // room for the envelope
 	fill := func(prefix, suffix string, item func(i int) string) string {

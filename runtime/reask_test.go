@@ -110,6 +110,10 @@ func TestReaskMessageAndValidProperties(t *testing.T) {
 	if got := validProperties(json.RawMessage(`{"n":3}`), &ContentError{Problems: []Problem{{Message: "malformed"}}}); got != nil {
 		t.Errorf("validProperties with a whole-content problem = %v", got)
 	}
+	// Problems beyond those named may name any property: none is a default.
+	if got := validProperties(json.RawMessage(`{"n":3}`), &ContentError{Problems: ce.Problems, more: 2}); got != nil {
+		t.Errorf("validProperties with problems beyond those named = %v", got)
+	}
 }
 
 // TestSchemaWithDefaults2025_06_18: that version carries only boolean
