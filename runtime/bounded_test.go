@@ -16,13 +16,17 @@ import (
 const replyBound = 4096 + 1024
 
 // hostileArguments are tool arguments (or answer contents) a hostile
-// client sends, each about a megabyte.
-var hostileArguments = map[string]string{
-	"100k unknown keys":           `{` + joinN(100_000, func(i int) string { return `"<k` + strconv.Itoa(i) + `>":1` }) + `}`,
-	"100k invalid items":          `{"families":[` + joinN(100_000, func(i int) string { return `"<x` + strconv.Itoa(i) + `>"` }) + `]}`,
-	"100k repeated items":         `{"families":[` + joinN(100_000, func(int) string { return `"ipv4-unicast"` }) + `]}`,
-	"a long repeated item":        `{"families":["` + strings.Repeat("<", 1<<19) + `","` + strings.Repeat("<", 1<<19) + `"]}`,
-	"a long string, unknown keys": `{"families":["` + strings.Repeat("é", 1<<18) + `"],` + joinN(1000, func(i int) string { return `"` + strings.Repeat("<", 1000) + strconv.Itoa(i) + `":1` }) + `}`,
+// client sends, each about a megabyte; built when a test asks (the test
+// binary is also the child server of hostile_test.go, whose memory is
+// measured).
+func hostileArguments() map[string]string {
+	return map[string]string{
+		"100k unknown keys":           `{` + joinN(100_000, func(i int) string { return `"<k` + strconv.Itoa(i) + `>":1` }) + `}`,
+		"100k invalid items":          `{"families":[` + joinN(100_000, func(i int) string { return `"<x` + strconv.Itoa(i) + `>"` }) + `]}`,
+		"100k repeated items":         `{"families":[` + joinN(100_000, func(int) string { return `"ipv4-unicast"` }) + `]}`,
+		"a long repeated item":        `{"families":["` + strings.Repeat("<", 1<<19) + `","` + strings.Repeat("<", 1<<19) + `"]}`,
+		"a long string, unknown keys": `{"families":["` + strings.Repeat("é", 1<<18) + `"],` + joinN(1000, func(i int) string { return `"` + strings.Repeat("<", 1000) + strconv.Itoa(i) + `":1` }) + `}`,
+	}
 }
 
 func joinN(n int, f func(int) string) string {
@@ -69,6 +73,7 @@ func checkBound(t *testing.T, what string, reply string) {
 // strings in failing properties, as tool arguments and as an answer.
 func TestRepliesBoundedHTTP(t *testing.T) {
 	f := boundedFixture(t)
+	hostile := hostileArguments()
 	long := strings.Repeat("<", 1<<20)
 	sess := f.connect("2025-11-25", `{"elicitation":{}}`)
 	modern := f.newClient()
@@ -82,13 +87,13 @@ func TestRepliesBoundedHTTP(t *testing.T) {
 		checkBound(t, era+" huge method", call(c, long, "", `"x":1`))
 		name := long[:100_000] // a header must carry it too in 2026-07-28
 		checkBound(t, era+" huge tool name", call(c, "tools/call", name, `"name":"`+name+`","arguments":{}`))
-		for what, args := range hostileArguments {
+		for what, args := range hostile {
 			for _, tool := range []string{"fam", "deploy"} {
 				checkBound(t, era+" "+tool+" arguments with "+what, call(c, "tools/call", tool, `"name":"`+tool+`","arguments":`+args))
 			}
 		}
 	}
-	for what, content := range hostileArguments {
+	for what, content := range hostile {
 		// 2026-07-28: the answer comes back in the retry.
 		r := modern.inputRequiredCallTool("askfam", `{}`, inputRequiredCapsElicit, "")
 		var requests map[string]json.RawMessage
@@ -117,6 +122,7 @@ func TestRepliesBoundedHTTP(t *testing.T) {
 // 2026-07-28 _meta.
 func TestRepliesBoundedStdio(t *testing.T) {
 	f := boundedFixture(t)
+	hostile := hostileArguments()
 	p := startStdio(t, f, context.Background())
 	p.initialize(`{"elicitation":{}}`)
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
@@ -128,7 +134,7 @@ func TestRepliesBoundedStdio(t *testing.T) {
 		}
 		send("huge method", long, `"x":1`)
 		send("huge tool name", "tools/call", `"name":"`+long+`","arguments":{}`)
-		for what, args := range hostileArguments {
+		for what, args := range hostile {
 			for _, tool := range []string{"fam", "deploy"} {
 				send(tool+" arguments with "+what, "tools/call", `"name":"`+tool+`","arguments":`+args)
 			}
