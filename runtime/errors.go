@@ -64,9 +64,9 @@ var (
 type ContentError struct {
 	// Problems lists each failing property, sorted by Property (the
 	// problems of one property in the order they were found). An answer
-	// decoded by a generated decoder has at most 16 here: its Error and
+	// decoded by a generated decoder has at most 32 here: its Error and
 	// Detail count the others ("… and 12 more problems"), and name at
-	// most 16 of Problems, whoever built the error.
+	// most 32 of Problems, whoever built the error.
 	Problems []Problem
 	more     int // problems beyond Problems
 }
@@ -85,7 +85,7 @@ func (e *ContentError) Error() string { return formcore.ErrorText(e.Problems, e.
 
 // Detail is the problems, by property, without Error's prefix:
 // `"address" must be an IP address; "asn" must be at least 1`. It names
-// at most 16, each property cut to 64 bytes, and counts the rest, so that
+// at most 32, each property cut to 64 bytes, and counts the rest, so that
 // it stays short whatever the content was.
 func (e *ContentError) Detail() string { return formcore.Detail(e.Problems, e.more) }
 

@@ -193,7 +193,7 @@ func (d *Decoder) skipCurrent() {
 // others ("… and 12 more problems"), so that neither the work of decoding
 // nor the error grows with the square of the content, nor the error with
 // the content (an answer with a million unknown keys).
-const MaxProblems = 16
+const MaxProblems = 32
 
 // Problem records a problem with property; the same problem twice (two
 // bad items of one list) is recorded once. Past MaxProblems, problems are
