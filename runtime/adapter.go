@@ -49,7 +49,7 @@ func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
 	case "":
 		return nil, fmt.Errorf("%w: result has no action", ErrElicitMalformed)
 	default:
-		return nil, fmt.Errorf("%w: unknown action %q", ErrElicitMalformed, r.Action)
+		return nil, fmt.Errorf("%w: unknown action %q", ErrElicitMalformed, clip(r.Action))
 	}
 }
 

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,7 +145,10 @@ func (a *argsSchema) checkArgs(raw json.RawMessage) []Problem {
 	if len(problems) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Property, b.Property) })
+	// By property, then message: one order, in n log n however many.
+	slices.SortFunc(problems, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.Property, b.Property), strings.Compare(a.Message, b.Message))
+	})
 	return problems
 }
 

@@ -165,7 +165,7 @@ func onlyMissing(given map[string]json.RawMessage, missing []string, decode func
 		return false
 	}
 	var ce *ContentError
-	if !errors.As(decode(raw), &ce) {
+	if !errors.As(decode(raw), &ce) || ce.more > 0 {
 		return false
 	}
 	for _, p := range ce.Problems {

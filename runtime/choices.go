@@ -592,8 +592,9 @@ func decodeDynamic[T any, P interface {
 	var v T
 	derr := P(&v).ElicitDecode(filled)
 	var problems []Problem
+	more := 0
 	if ce, ok := derr.(*ContentError); ok {
-		problems = ce.Problems
+		problems, more = ce.Problems, ce.more
 	} else if derr != nil {
 		return zero, derr
 	}
@@ -613,7 +614,7 @@ func decodeDynamic[T any, P interface {
 	}
 	if len(problems) > 0 {
 		sort.SliceStable(problems, func(i, j int) bool { return problems[i].Property < problems[j].Property })
-		return zero, &ContentError{Problems: problems}
+		return zero, &ContentError{Problems: problems, more: more}
 	}
 	return v, nil
 }

@@ -63,8 +63,12 @@ var (
 // called by hand gives one too.
 type ContentError struct {
 	// Problems lists each failing property, sorted by Property (the
-	// problems of one property in the order they were found).
+	// problems of one property in the order they were found). An answer
+	// decoded by a generated decoder has at most 32 here: its Error and
+	// Detail count the others ("… and 12 more problems"), and name at
+	// most 32 of Problems, whoever built the error.
 	Problems []Problem
+	more     int // problems beyond Problems
 }
 
 // Problem is one failing property of a ContentError.
@@ -77,11 +81,13 @@ type Problem struct {
 	Message string
 }
 
-func (e *ContentError) Error() string { return formcore.ErrorText(e.Problems) }
+func (e *ContentError) Error() string { return formcore.ErrorText(e.Problems, e.more) }
 
-// Detail is every problem, by property, without Error's prefix:
-// `"address" must be an IP address; "asn" must be at least 1`.
-func (e *ContentError) Detail() string { return formcore.Detail(e.Problems) }
+// Detail is the problems, by property, without Error's prefix:
+// `"address" must be an IP address; "asn" must be at least 1`. It names
+// at most 32, each property cut to 64 bytes, and counts the rest, so that
+// it stays short whatever the content was.
+func (e *ContentError) Detail() string { return formcore.Detail(e.Problems, e.more) }
 
 // Is makes errors.Is(err, ErrElicitInvalidContent) true for every *ContentError.
 func (e *ContentError) Is(target error) bool { return target == ErrElicitInvalidContent }
@@ -92,8 +98,8 @@ func (e *ContentError) Is(target error) bool { return target == ErrElicitInvalid
 func init() { formcore.SetContentError(newContentError) }
 
 // newContentError is the one conversion from the decoders' problems.
-func newContentError(problems []formcore.Problem) error {
-	e := &ContentError{Problems: make([]Problem, len(problems))}
+func newContentError(problems []formcore.Problem, more int) error {
+	e := &ContentError{Problems: make([]Problem, len(problems)), more: more}
 	for i, p := range problems {
 		e.Problems[i] = Problem(p)
 	}

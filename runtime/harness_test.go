@@ -108,14 +108,17 @@ func newFixture(t *testing.T, opts Options, configure ...func(*httptest.Server))
 	}
 	f.http.Start()
 	f.url = f.http.URL + "/mcp"
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = f.srv.Shutdown(ctx)
-		f.http.CloseClientConnections()
-		f.http.Close()
-	})
+	t.Cleanup(f.close)
 	return f
+}
+
+// close shuts the server down and closes the listener.
+func (f *fixture) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = f.srv.Shutdown(ctx)
+	f.http.CloseClientConnections()
+	f.http.Close()
 }
 
 // waitOutcome returns the next handler outcome or fails after a while.

@@ -151,7 +151,7 @@ func checkRequestVersion(mm requestMeta) *RPCError {
 	if isInputRequiredVersion(mm.version) {
 		return nil
 	}
-	data, _ := json.Marshal(map[string]any{"supported": supportedVersions, "requested": mm.version})
+	data, _ := json.Marshal(map[string]any{"supported": supportedVersions, "requested": clip(mm.version)})
 	return &RPCError{Code: CodeUnsupportedVersion, Message: "unsupported protocol version", Data: data}
 }
 
@@ -168,13 +168,13 @@ func checkInputRequiredHTTP(r *http.Request, msg *message) (requestMeta, *RPCErr
 		return mm, rerr
 	}
 	if header != mm.version {
-		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderProtocolVersion, header, mm.version)
+		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderProtocolVersion, clip(header), clip(mm.version))
 	}
 	if rerr := checkRequestVersion(mm); rerr != nil {
 		return mm, rerr
 	}
 	if method, _ := headerValue(r, HeaderMethod); method != msg.Method {
-		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderMethod, method, msg.Method)
+		return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderMethod, clip(method), clip(msg.Method))
 	}
 	switch msg.Method {
 	case "tools/call", "prompts/get", "resources/read":
@@ -184,7 +184,7 @@ func checkInputRequiredHTTP(r *http.Request, msg *message) (requestMeta, *RPCErr
 			want = target.URI
 		}
 		if name, _ := headerValue(r, HeaderName); name != want {
-			return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, name, want)
+			return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, clip(name), clip(want))
 		}
 	}
 	return mm, nil
@@ -222,7 +222,7 @@ func (s *Server) inputRequiredRequest(ctx context.Context, msg *message, mm requ
 	case "tools/call":
 		return s.inputRequiredCall(ctx, msg, mm, sk)
 	default:
-		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
+		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", clip(msg.Method)))
 	}
 }
 
@@ -289,7 +289,7 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	}
 	t, ok := s.lookupTool(p.Name)
 	if !ok {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", clip(p.Name)))
 	}
 	rp, _ := msg.decodedParams() // parseCallParams has vetted them
 	mp := roundTripParams{InputResponses: rp.InputResponses}

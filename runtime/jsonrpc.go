@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
+	"github.com/go-elicit/elicit/internal/subset"
 )
 
 // JSON-RPC and MCP error codes.
@@ -504,8 +505,11 @@ func (m *message) validate() error {
 // exponents included: MCP's RequestId is any JSON number, and JSON-RPC's
 // "SHOULD NOT contain fractional parts" binds the client, while echoing
 // the id exactly is what lets it match the reply.
+//
+// An id longer than maxIDBytes is not valid either: every reply echoes the
+// id, and a reply must not grow with the request.
 func validID(id json.RawMessage) bool {
-	if len(id) == 0 {
+	if len(id) == 0 || len(id) > maxIDBytes {
 		return false
 	}
 	switch c := id[0]; {
@@ -546,19 +550,34 @@ func encodeRawResponse(id json.RawMessage, result []byte) []byte {
 	return append(b, '}')
 }
 
+// maxIDBytes bounds a JSON-RPC id as sent; see validID.
+const maxIDBytes = 256
+
+// maxErrorMessage bounds the message of an error reply, in bytes before
+// escaping: names from the request are clipped where they are echoed
+// (clip), and this catches what repeats them otherwise (an encoding/json
+// error, say).
+const maxErrorMessage = 1024
+
 // encodeError builds a JSON-RPC error response; a nil or invalid id (see
 // validID) encodes as null, so an error reply never echoes what made the
-// request invalid.
+// request invalid. A message longer than maxErrorMessage is cut, and
+// '<', '>' and '&' are not escaped (the reply is JSON, not HTML), so an
+// error reply has a bound whatever the request.
 func encodeError(id json.RawMessage, e *RPCError) []byte {
 	if !validID(id) {
 		id = json.RawMessage("null")
 	}
-	raw, _ := json.Marshal(e) // RPCError always marshals
-	b := make([]byte, 0, len(raw)+len(id)+36)
+	msg := subset.ClipTo(e.Message, maxErrorMessage)
+	var raw bytes.Buffer
+	enc := json.NewEncoder(&raw)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(RPCError{Code: e.Code, Message: msg, Data: e.Data}) // RPCError always encodes
+	b := make([]byte, 0, raw.Len()+len(id)+36)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"error":`...)
-	b = append(b, raw...)
+	b = append(b, bytes.TrimRight(raw.Bytes(), "\n")...)
 	return append(b, '}')
 }
 
@@ -582,3 +601,8 @@ func appendJSONString(b []byte, s string) []byte { return roundtrip.AppendString
 func rpcErrorf(code int, format string, args ...any) *RPCError {
 	return &RPCError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// clip cuts a name or value from the client that an error message repeats
+// (a method, a tool name, a header) to a short prefix, marked as cut, so
+// that no error reply grows with the request.
+func clip(s string) string { return subset.Clip(s) }

@@ -87,7 +87,10 @@ type Options struct {
 	// not allowed gets 403. Loopback origins (localhost, 127.0.0.0/8, [::1])
 	// are always allowed; the request's own Host is not trusted (after DNS
 	// rebinding a hostile page's Origin names it). Requests without an
-	// Origin header (non-browser clients) are not affected.
+	// Origin header (non-browser clients) are not affected. An Origin no
+	// browser sends (userinfo, a path, query or fragment, no scheme, the
+	// header twice) is refused whatever this lists, and so, on a loopback
+	// listener, is a malformed Host ("[::1").
 	AllowedOrigins []string
 	// MaxHeldBytes bounds the bytes the server holds for its clients, over
 	// every connection and transport: the bodies (stdio: lines) of the

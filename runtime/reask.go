@@ -74,7 +74,7 @@ func askUntilValid(version, message string, schema json.RawMessage, reasks int,
 		}
 		content, _ := elicitOutcome(raw, true)
 		msg = reaskMessage(message, ce)
-		sch = schemaWithDefaults(schema, version, validProperties(content, ce.Problems))
+		sch = schemaWithDefaults(schema, version, validProperties(content, ce))
 	}
 }
 
@@ -89,22 +89,28 @@ func reaskMessage(message string, ce *ContentError) string {
 
 // validProperties are the properties of content that have no problem, as
 // defaults for a re-ask: not empty ("" or null: not given), each once, in
-// the order sent. With a problem of the content as a whole there are none.
-func validProperties(content json.RawMessage, problems []Problem) []propertyDefault {
-	for _, p := range problems {
+// the order sent. With a problem of the content as a whole, or problems
+// beyond those ce names, there are none. Its work is linear in content
+// and problems.
+func validProperties(content json.RawMessage, ce *ContentError) []propertyDefault {
+	if ce.more > 0 {
+		return nil
+	}
+	failing := make(map[string]bool, len(ce.Problems))
+	for _, p := range ce.Problems {
 		if p.Property == "" {
 			return nil
 		}
+		failing[p.Property] = true
 	}
 	var out []propertyDefault
+	given := map[string]bool{}
 	roundtrip.EachMember(content, 0, func(key, value []byte) bool {
+		if string(value) == "null" || string(value) == `""` || failing[string(key)] || given[string(key)] {
+			return true
+		}
 		name := string(key)
-		if string(value) == "null" || string(value) == `""` || hasProblem(problems, name) {
-			return true
-		}
-		if _, seen := defaultFor(out, name); seen {
-			return true
-		}
+		given[name] = true
 		var b bytes.Buffer
 		if json.Compact(&b, value) == nil {
 			out = append(out, propertyDefault{Property: name, Value: b.Bytes()})

@@ -99,7 +99,7 @@ func TestReaskMessageAndValidProperties(t *testing.T) {
 	if got, want := reaskMessage("Where?", ce), `Where? — "host" must be a host name; please correct it`; got != want {
 		t.Errorf("reaskMessage = %q, want %q", got, want)
 	}
-	got := validProperties(json.RawMessage(`{"host":"web 1","n": 3 ,"e":"","z":null,"l":["a", "b"]}`), ce.Problems)
+	got := validProperties(json.RawMessage(`{"host":"web 1","n": 3 ,"e":"","z":null,"l":["a", "b"]}`), ce)
 	var parts []string
 	for _, p := range got {
 		parts = append(parts, p.Property+"="+string(p.Value))
@@ -107,8 +107,12 @@ func TestReaskMessageAndValidProperties(t *testing.T) {
 	if s := strings.Join(parts, " "); s != `n=3 l=["a","b"]` {
 		t.Errorf("validProperties = %s", s)
 	}
-	if got := validProperties(json.RawMessage(`{"n":3}`), []Problem{{Message: "malformed"}}); got != nil {
+	if got := validProperties(json.RawMessage(`{"n":3}`), &ContentError{Problems: []Problem{{Message: "malformed"}}}); got != nil {
 		t.Errorf("validProperties with a whole-content problem = %v", got)
+	}
+	// Problems beyond those named may name any property: none is a default.
+	if got := validProperties(json.RawMessage(`{"n":3}`), &ContentError{Problems: ce.Problems, more: 2}); got != nil {
+		t.Errorf("validProperties with problems beyond those named = %v", got)
 	}
 }
 

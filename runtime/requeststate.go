@@ -47,7 +47,7 @@ func (s *Server) openRound(method string, p callParams, mp roundTripParams, subj
 		// state asked.
 		if rs, ok := scanResponses(mp.InputResponses); ok {
 			if rs.bad != nil {
-				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", rs.bad)
+				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", clip(string(rs.bad)))
 			}
 			return s.resume(method, p, mp, subject, rs.lookup)
 		}
@@ -61,7 +61,7 @@ func (s *Server) openRound(method string, p callParams, mp roundTripParams, subj
 		}
 		for k, v := range responses {
 			if len(v) == 0 || v[0] != '{' {
-				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", k)
+				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", clip(k))
 			}
 		}
 	}

@@ -29,7 +29,7 @@ func (s *Server) sessionRequest(ctx context.Context, sess *Session, msg *message
 	case "tools/call":
 		return s.sessionCall(ctx, sess, msg, sk)
 	default:
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", msg.Method))
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", clip(msg.Method)))
 	}
 }
 
@@ -41,7 +41,7 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	}
 	t, ok := s.lookupTool(p.Name)
 	if !ok {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", p.Name))
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", clip(p.Name)))
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

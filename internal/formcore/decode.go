@@ -2,6 +2,7 @@ package formcore
 
 import (
 	"cmp"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strconv"
@@ -31,24 +32,34 @@ type Decoder struct {
 	key      []byte
 	scratch  []byte
 	seen     [MaxFields / 64]uint64
-	problems []Problem
+	problems []Problem // the first MaxProblems, each once
+	// more counts the problems beyond MaxProblems, each once: beyond holds
+	// their hashes and those of their properties (see Problem).
+	more   int
+	beyond map[uint64]struct{}
+	// holding sends every problem to held (see empty.go).
+	holding bool
 	// empty and held are the properties that arrived empty and what is
 	// wrong with them should they be required (see empty.go).
 	empty [MaxFields / 64]uint64
 	held  []Problem
 	// itemAt holds where each string item read so far of the array Item
-	// walks starts in data (the first len(itemAt) of them; the rest go to
-	// itemMore), itemCount how many there are and itemN how many elements
-	// the array has had: a multi-select may not name an option twice, and
-	// checking that costs no allocation for a selection of up to 16.
+	// walks starts in data (the first len(itemAt) of them; the rest are
+	// found through itemSet), itemCount how many there are and itemN how
+	// many elements the array has had: a multi-select may not name an
+	// option twice, and checking that costs no allocation for a selection
+	// of up to 16, and one map lookup per item past that.
 	itemAt    [16]int
-	itemMore  []int
+	itemSet   map[uint64]int // an item's hash (see itemKey) -> where it starts
 	itemCount int
 	itemN     int
 	state     uint8
 	// fatal is set by a syntax error: the rest of the input is not read and
 	// Err reports only the syntax error.
 	fatal bool
+	// compared counts the comparisons of problems and items: what a test
+	// checks grows no faster than the content.
+	compared int
 }
 
 const (
@@ -178,26 +189,80 @@ func (d *Decoder) skipCurrent() {
 	}
 }
 
+// MaxProblems is how many problems a content error names; it counts the
+// others ("… and 12 more problems"), so that neither the work of decoding
+// nor the error grows with the square of the content, nor the error with
+// the content (an answer with a million unknown keys).
+const MaxProblems = 32
+
 // Problem records a problem with property; the same problem twice (two
-// bad items of one list) is recorded once.
+// bad items of one list) is recorded once. Past MaxProblems, problems are
+// counted, each once, not kept.
 func (d *Decoder) Problem(property, message string) {
 	if d.fatal {
 		return
 	}
+	if d.holding {
+		d.held = append(d.held, Problem{Property: property, Message: message})
+		return
+	}
+	d.compared += len(d.problems)
 	for _, p := range d.problems {
 		if p.Property == property && p.Message == message {
 			return
 		}
 	}
-	d.problems = append(d.problems, Problem{Property: property, Message: message})
+	if len(d.problems) < MaxProblems {
+		d.problems = append(d.problems, Problem{Property: property, Message: message})
+		return
+	}
+	if d.beyond == nil {
+		d.beyond = make(map[uint64]struct{})
+	}
+	k := problemKey(property, message)
+	if _, dup := d.beyond[k]; !dup {
+		d.beyond[k] = struct{}{}
+		d.beyond[propertyKey(property)] = struct{}{}
+		d.more++
+	}
+}
+
+// hashSeed seeds the hashes of problems and items: chosen at random for
+// each process, so a client cannot make hashes collide.
+var hashSeed = maphash.MakeSeed()
+
+// problemKey and propertyKey are the hashes under which beyond holds a
+// problem and its property; the leading byte keeps them apart. Two
+// problems whose hashes collide (a chance of 2⁻⁶⁴) are counted once.
+func problemKey(property, message string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	h.WriteByte(0)
+	h.WriteString(property)
+	h.WriteByte(0)
+	h.WriteString(message)
+	return h.Sum64()
+}
+
+func propertyKey(property string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	h.WriteByte(1)
+	h.WriteString(property)
+	return h.Sum64()
 }
 
 // failed reports whether property already has a problem.
 func (d *Decoder) failed(property string) bool {
+	d.compared += len(d.problems)
 	for _, p := range d.problems {
 		if p.Property == property {
 			return true
 		}
+	}
+	if d.beyond != nil {
+		_, ok := d.beyond[propertyKey(property)]
+		return ok
 	}
 	return false
 }
@@ -207,15 +272,16 @@ func (d *Decoder) ok() bool { return len(d.problems) == 0 }
 
 // Err returns nil when the content was a well-formed object with no
 // problems, and otherwise a content error (a *runtime.ContentError when the
-// runtime is linked; see SetContentError) with every problem sorted by
-// property (stable: problems of one property keep their order).
+// runtime is linked; see SetContentError) with the first MaxProblems
+// problems sorted by property (stable: problems of one property keep their
+// order) and the count of the others.
 func (d *Decoder) Err() error {
 	if len(d.problems) == 0 {
 		return nil
 	}
 	ps := slices.Clone(d.problems)
 	slices.SortStableFunc(ps, func(a, b Problem) int { return cmp.Compare(a.Property, b.Property) })
-	return newContentError(ps)
+	return newContentError(ps, d.more)
 }
 
 // stringValue reads a string value. A value of another type is a problem.
@@ -258,29 +324,37 @@ func (d *Decoder) boolValue(property string) (bool, bool) {
 
 // intValue reads an integer value in [lo, hi] (the range of the Go field's
 // type). A number with a zero fraction, such as 3.0, is an integer, as in
-// JSON Schema. Anything else is a problem.
+// JSON Schema. Anything else is a problem; an integer beyond the range,
+// however long, is out of range, not "not an integer".
 func (d *Decoder) intValue(property string, lo, hi int64) (int64, bool) {
 	num, ok := d.number(property, "must be an integer")
 	if !ok {
 		return 0, false
 	}
-	if v, err := strconv.ParseInt(string(num), 10, 64); err == nil {
-		return d.intRange(property, v, lo, hi)
+	if len(num) <= maxIntegerDigits {
+		if v, err := strconv.ParseInt(string(num), 10, 64); err == nil {
+			return d.intRange(property, v, lo, hi)
+		}
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
-	if err != nil || f != math.Trunc(f) {
+	var buf [maxIntegerDigits]byte
+	digits, neg, class := integerDigits(num, &buf)
+	u, err := parseDigits(digits, class)
+	switch {
+	case class == notInteger:
 		d.Problem(property, "must be an integer")
 		return 0, false
-	}
-	if f < float64(lo) || f < math.MinInt64 {
+	case class == integer && len(digits) == 0:
+		return d.intRange(property, 0, lo, hi)
+	case neg && (class == tooLong || err != nil || u > 1<<63):
 		d.Problem(property, "must be at least "+strconv.FormatInt(lo, 10))
 		return 0, false
-	}
-	if f > float64(hi) || f >= math.MaxInt64 {
+	case !neg && (class == tooLong || err != nil || u > math.MaxInt64):
 		d.Problem(property, "must be at most "+strconv.FormatInt(hi, 10))
 		return 0, false
+	case neg:
+		return d.intRange(property, -int64(u), lo, hi) // -int64(1<<63) is MinInt64
 	}
-	return d.intRange(property, int64(f), lo, hi)
+	return d.intRange(property, int64(u), lo, hi)
 }
 
 func (d *Decoder) intRange(property string, v, lo, hi int64) (int64, bool) {
@@ -301,26 +375,132 @@ func (d *Decoder) uintValue(property string, hi uint64) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	if v, err := strconv.ParseUint(string(num), 10, 64); err == nil {
-		if v > hi {
-			d.Problem(property, "must be at most "+strconv.FormatUint(hi, 10))
-			return 0, false
+	if len(num) <= maxIntegerDigits {
+		if v, err := strconv.ParseUint(string(num), 10, 64); err == nil {
+			if v > hi {
+				d.Problem(property, "must be at most "+strconv.FormatUint(hi, 10))
+				return 0, false
+			}
+			return v, true
 		}
-		return v, true
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
+	var buf [maxIntegerDigits]byte
+	digits, neg, class := integerDigits(num, &buf)
+	u, err := parseDigits(digits, class)
 	switch {
-	case err != nil || f != math.Trunc(f):
+	case class == notInteger:
 		d.Problem(property, "must be an integer")
-	case f < 0:
+	case class == integer && len(digits) == 0:
+		return 0, true
+	case neg:
 		d.Problem(property, "must be at least 0")
-	case f > float64(hi) || f >= math.MaxUint64:
+	case class == tooLong || err != nil || u > hi:
 		d.Problem(property, "must be at most "+strconv.FormatUint(hi, 10))
 	default:
-		return uint64(f), true
+		return u, true
 	}
 	return 0, false
 }
+
+// maxIntegerDigits is the length of the longest integer a Go integer type
+// holds (math.MaxUint64 has 20 digits).
+const maxIntegerDigits = 20
+
+// What integerDigits finds a number to be.
+const (
+	integer    = iota // an integer of at most maxIntegerDigits digits
+	notInteger        // a number with a fraction that is not zero
+	tooLong           // an integer (or not) beyond maxIntegerDigits digits
+)
+
+// integerDigits reads the JSON number num (its grammar checked) as an
+// integer: its magnitude's digits without leading zeros, in buf (none for
+// zero), and its sign, when it is an integer of at most maxIntegerDigits
+// digits, such as 12.0 or 1.2e1; otherwise notInteger or tooLong. It reads
+// num once and allocates nothing, however long num or its exponent is.
+func integerDigits(num []byte, buf *[maxIntegerDigits]byte) ([]byte, bool, int) {
+	neg := num[0] == '-'
+	p := 0
+	if neg {
+		p = 1
+	}
+	intStart := p
+	for p < len(num) && isDigit(num[p]) {
+		p++
+	}
+	intPart := num[intStart:p]
+	var frac []byte
+	if p < len(num) && num[p] == '.' {
+		p++
+		start := p
+		for p < len(num) && isDigit(num[p]) {
+			p++
+		}
+		frac = num[start:p]
+	}
+	exp := 0
+	if p < len(num) && (num[p] == 'e' || num[p] == 'E') {
+		p++
+		expNeg := p < len(num) && num[p] == '-'
+		if p < len(num) && (num[p] == '-' || num[p] == '+') {
+			p++
+		}
+		for ; p < len(num); p++ {
+			if exp < 1e9 { // beyond, the answer no longer changes
+				exp = exp*10 + int(num[p]-'0')
+			}
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	// The digits of intPart and frac as one sequence, the point after
+	// the first point of them.
+	n := len(intPart) + len(frac)
+	at := func(i int) byte {
+		if i < len(intPart) {
+			return intPart[i]
+		}
+		return frac[i-len(intPart)]
+	}
+	first, last := 0, n-1
+	for first < n && at(first) == '0' {
+		first++
+	}
+	if first == n {
+		return buf[:0], neg, integer
+	}
+	for at(last) == '0' {
+		last--
+	}
+	point := len(intPart) + exp
+	if point-first > maxIntegerDigits {
+		return nil, neg, tooLong
+	}
+	if last >= point {
+		return nil, neg, notInteger
+	}
+	out := buf[:0]
+	for i := first; i < point; i++ {
+		c := byte('0')
+		if i <= last {
+			c = at(i)
+		}
+		out = append(out, c)
+	}
+	return out, neg, integer
+}
+
+// parseDigits is the value of what integerDigits found, when it is an
+// integer that is not zero (an error otherwise, or beyond math.MaxUint64).
+func parseDigits(digits []byte, class int) (uint64, error) {
+	if class != integer || len(digits) == 0 {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseUint(string(digits), 10, 64)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // floatValue reads a number that fits a float of the given bit size (32 or 64).
 func (d *Decoder) floatValue(property string, bitSize int) (float64, bool) {
@@ -344,7 +524,8 @@ func (d *Decoder) Item(property string, first bool) bool {
 		return false
 	}
 	if first {
-		d.itemCount, d.itemMore, d.itemN = 0, d.itemMore[:0], 0
+		d.itemCount, d.itemN = 0, 0
+		clear(d.itemSet)
 		if !d.take(property, '[', "must be an array of strings") {
 			return false
 		}
@@ -395,30 +576,60 @@ func (d *Decoder) ItemBytes(property string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	for i := range d.itemCount {
-		if string(d.itemString(i)) == string(b) {
-			d.Problem(property, subset.RepeatedItem(d.itemN-1, string(b)))
-			return nil, false
-		}
-	}
-	if d.itemCount < len(d.itemAt) {
-		d.itemAt[d.itemCount] = at
-	} else {
-		d.itemMore = append(d.itemMore, at)
+	if d.repeatedItem(b, at) {
+		d.Problem(property, subset.RepeatedItem(d.itemN-1, string(b)))
+		return nil, false
 	}
 	d.itemCount++
 	return b, true
 }
 
-// itemString is the value of the i-th string item of the current array,
-// read again where it starts: a slice of data unless it is escaped.
-func (d *Decoder) itemString(i int) []byte {
-	at := 0
-	if i < len(d.itemAt) {
-		at = d.itemAt[i]
-	} else {
-		at = d.itemMore[i-len(d.itemAt)]
+// repeatedItem reports whether the current array has an earlier item b;
+// if not, it remembers that b starts at at. The first len(itemAt) items
+// are compared one by one; past them, every item goes to itemSet, by hash:
+// where a hash is taken by another item, the next hash in a fixed sequence
+// is tried, so a collision costs a comparison, never a wrong answer.
+func (d *Decoder) repeatedItem(b []byte, at int) bool {
+	if d.itemCount <= len(d.itemAt) {
+		d.compared += d.itemCount
+		for _, earlier := range d.itemAt[:d.itemCount] {
+			if string(d.itemString(earlier)) == string(b) {
+				return true
+			}
+		}
+		if d.itemCount < len(d.itemAt) {
+			d.itemAt[d.itemCount] = at
+			return false
+		}
+		if d.itemSet == nil {
+			d.itemSet = make(map[uint64]int)
+		}
+		for _, earlier := range d.itemAt {
+			d.addItem(d.itemString(earlier), earlier)
+		}
 	}
+	return d.addItem(b, at)
+}
+
+// addItem adds item b, which starts at at, to itemSet, unless it is there
+// already, and reports whether it was.
+func (d *Decoder) addItem(b []byte, at int) bool {
+	for k := maphash.Bytes(hashSeed, b); ; k = k*0x9E3779B97F4A7C15 + 1 {
+		earlier, taken := d.itemSet[k]
+		if !taken {
+			d.itemSet[k] = at
+			return false
+		}
+		d.compared++
+		if string(d.itemString(earlier)) == string(b) {
+			return true
+		}
+	}
+}
+
+// itemString is the value of the string item that starts at at in data,
+// read again: a slice of data unless it is escaped.
+func (d *Decoder) itemString(at int) []byte {
 	again := Decoder{data: d.data, pos: at}
 	v, _ := again.readString(true)
 	return v

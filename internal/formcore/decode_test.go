@@ -10,8 +10,13 @@ import (
 // reading "s" as a string, "n" as an integer, "b" as a bool, "f" as a
 // float, "l" as a string list, and reporting other keys as unknown.
 func decodeAll(content string) (map[string]any, error) {
-	got := map[string]any{}
 	var d Decoder
+	return decodeWith(&d, content)
+}
+
+// decodeWith is decodeAll with d.
+func decodeWith(d *Decoder, content string) (map[string]any, error) {
+	got := map[string]any{}
 	d.Reset([]byte(content))
 	for d.Next() {
 		switch string(d.Key()) {

@@ -47,14 +47,6 @@ func (d *Decoder) blankAt(i int, property string) bool {
 
 func (d *Decoder) markEmpty(i int) { d.empty[i/64] |= uint64(1) << (i % 64) }
 
-// hold moves the problems recorded since mark to the held-back ones.
-func (d *Decoder) hold(mark int) {
-	if len(d.problems) > mark && !d.fatal {
-		d.held = append(d.held, d.problems[mark:]...)
-		d.problems = d.problems[:mark]
-	}
-}
-
 // unblank makes property i, when it arrived empty, count as given and
 // records the problems held back for it; it reports whether it was empty.
 func (d *Decoder) unblank(i int, property string) bool {

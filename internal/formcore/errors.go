@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/go-elicit/elicit/internal/subset"
 )
 
 // ErrInvalidContent is matched (errors.Is) by every content error; the
@@ -23,23 +25,27 @@ type Problem struct {
 // runtime (which makes its own; see SetContentError).
 type ContentError struct {
 	Problems []Problem
+	// More counts the problems beyond Problems (see MaxProblems).
+	More int
 }
 
-func (e *ContentError) Error() string { return ErrorText(e.Problems) }
+func (e *ContentError) Error() string { return ErrorText(e.Problems, e.More) }
 
 // Is makes errors.Is(err, ErrInvalidContent) true for every *ContentError.
 func (e *ContentError) Is(target error) bool { return target == ErrInvalidContent }
 
-// newContentError makes the error for problems (sorted, not empty). The
-// runtime sets it from init, so that a generated ElicitDecode, called by
-// the runtime or by hand (a fuzz test, say), gives the user-facing
-// *runtime.ContentError: a program that can name that type links the
-// runtime.
-var newContentError = func(problems []Problem) error { return &ContentError{Problems: problems} }
+// newContentError makes the error for problems (sorted, not empty) and
+// more beyond them. The runtime sets it from init, so that a generated
+// ElicitDecode, called by the runtime or by hand (a fuzz test, say), gives
+// the user-facing *runtime.ContentError: a program that can name that type
+// links the runtime.
+var newContentError = func(problems []Problem, more int) error {
+	return &ContentError{Problems: problems, More: more}
+}
 
 // SetContentError makes f build every content error from here on. Only
 // package runtime calls it, from init, before any decoding.
-func SetContentError(f func(problems []Problem) error) { newContentError = f }
+func SetContentError(f func(problems []Problem, more int) error) { newContentError = f }
 
 // problemLike is a Problem by another name: the runtime's.
 type problemLike interface {
@@ -49,14 +55,22 @@ type problemLike interface {
 	}
 }
 
-// ErrorText is the Error of a content error with these problems.
-func ErrorText[P problemLike](problems []P) string {
-	return "elicit: invalid content: " + Detail(problems)
+// ErrorText is the Error of a content error with these problems and more
+// beyond them.
+func ErrorText[P problemLike](problems []P, more int) string {
+	return "elicit: invalid content: " + Detail(problems, more)
 }
 
-// Detail is every problem, by property, without ErrorText's prefix:
-// `"address" must be an IP address; "asn" must be at least 1`.
-func Detail[P problemLike](problems []P) string {
+// Detail is the problems, by property, without ErrorText's prefix:
+// `"address" must be an IP address; "asn" must be at least 1`. It names
+// at most MaxProblems of them, each property clipped (subset.Clip), and
+// counts the rest and more: `…; … and 12 more problems`. So its length
+// has a bound, whatever the content was.
+func Detail[P problemLike](problems []P, more int) string {
+	if len(problems) > MaxProblems {
+		more += len(problems) - MaxProblems
+		problems = problems[:MaxProblems]
+	}
 	var b strings.Builder
 	for i, q := range problems {
 		p := Problem(q)
@@ -64,10 +78,19 @@ func Detail[P problemLike](problems []P) string {
 			b.WriteString("; ")
 		}
 		if p.Property != "" {
-			b.WriteString(strconv.Quote(p.Property))
+			b.WriteString(strconv.Quote(subset.Clip(p.Property)))
 			b.WriteByte(' ')
 		}
 		b.WriteString(p.Message)
+	}
+	if more > 0 {
+		b.WriteString("; … and ")
+		b.WriteString(strconv.Itoa(more))
+		if more == 1 {
+			b.WriteString(" more problem")
+		} else {
+			b.WriteString(" more problems")
+		}
 	}
 	return b.String()
 }

@@ -68,9 +68,9 @@ func (d *Decoder) StringField(i int, property string, minLength, maxLength int, 
 		// Empty: absent unless the property is required, when these
 		// checks count (Require).
 		d.markEmpty(i)
-		mark := len(d.problems)
+		d.holding = true
 		d.checkString(property, "", minLength, maxLength, format, nonZero)
-		d.hold(mark)
+		d.holding = false
 		return "", false
 	}
 	v := string(b)

@@ -3,7 +3,9 @@ package subset
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -50,7 +52,9 @@ func ValidateContent(schema map[string]any, content map[string]any) []Violation 
 		}
 	}
 	if len(out) > 1 {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Property < out[j].Property })
+		// Each property fails once: no two have the same Property, and an
+		// unstable sort (n log n) gives the one order.
+		slices.SortFunc(out, func(a, b Violation) int { return strings.Compare(a.Property, b.Property) })
 	}
 	return out
 }
@@ -180,10 +184,10 @@ func multiProblem(p map[string]any, l list, options []string) string {
 		}
 		if options != nil {
 			if !member(options, s) {
-				return fmt.Sprintf("item %d (%q) must be one of %s", i, s, quoteList(options))
+				return fmt.Sprintf("item %d (%q) must be one of %s", i, Clip(s), quoteList(options))
 			}
 		} else if !hasOption(opts, titled, s) {
-			return fmt.Sprintf("item %d (%q) must be one of %s", i, s, quoteList(optionValues(kindMulti, p)))
+			return fmt.Sprintf("item %d (%q) must be one of %s", i, Clip(s), quoteList(optionValues(kindMulti, p)))
 		}
 		// Quadratic, but selections are short and this keeps the check
 		// allocation-free.
@@ -205,5 +209,39 @@ func multiProblem(p map[string]any, l list, options []string) string {
 
 // RepeatedItem is the problem of a multi-select answer whose item i names
 // option s again: the one wording of the rule, for the content check here
-// and for the generated decoders (runtime/formimpl).
-func RepeatedItem(i int, s string) string { return fmt.Sprintf("item %d repeats %q", i, s) }
+// and for the generated decoders (runtime/formimpl). A long s is clipped.
+func RepeatedItem(i int, s string) string { return fmt.Sprintf("item %d repeats %q", i, Clip(s)) }
+
+// MaxEcho is how many bytes of a name or value from the client an error
+// message repeats (see Clip): a reply must not grow with the request.
+const MaxEcho = 64
+
+// Clip is ClipTo(s, MaxEcho).
+func Clip(s string) string { return ClipTo(s, MaxEcho) }
+
+// ClipTo returns s when it is short, and otherwise a prefix of it, cut at
+// a character boundary and followed by "…" to mark the cut. Short means at
+// most n bytes as s may end up written, quoted (strconv.Quote) inside a
+// JSON string that escapes HTML: a character that either escapes counts 6
+// bytes, so that the reply that carries the message, too, does not grow
+// with what the client sent. Invalid UTF-8 in the kept part stays as it
+// is: the JSON encoder replaces it.
+func ClipTo(s string, n int) string {
+	size := 0
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		cost := w
+		switch {
+		case r == '<' || r == '>' || r == '&' || r == '"' || r == '\\':
+			cost = 6
+		case r == utf8.RuneError && w == 1, !unicode.IsPrint(r):
+			cost = 12
+		}
+		if size+cost > n {
+			return s[:i] + "…"
+		}
+		size += cost
+		i += w
+	}
+	return s
+}
