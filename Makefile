@@ -73,7 +73,7 @@ fuzz:
 # minutes on 2 cores). It prints the markdown report and leaves it, with raw
 # benchstat-format output, in .tools/bench, with roundtrip.svg (round trips/s
 # and p50 latency against concurrency). BENCHFLAGS=-quick: a smoke run;
-# BENCHFLAGS='-conc 1,4,16,64 -plot internal/cmd/bench/roundtrip.svg': the README's plot.
+# BENCHFLAGS='-conc 1,4,16,64 -plot internal/cmd/bench/roundtrip.svg': docs/benchmarks.md's plot.
 bench:
 	$(GO) run ./internal/cmd/bench $(BENCHFLAGS)
 

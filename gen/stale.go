@@ -183,7 +183,7 @@ func staleMessage(form, why string) string {
 	return fmt.Sprintf("generated code for %s is out of date (%s): ", form, why)
 }
 
-// The //go:generate line the README's install section gives, and the
+// The //go:generate line the README's form gives, and the
 // tool it runs.
 const (
 	generateLine  = "//go:generate go tool elicitgen"

@@ -1,7 +1,7 @@
 // Package internal_test enforces the repository's layout: what ships never
 // depends on a program or on test support, the runtime never depends on the
-// generator, programs live where programs go, the README's Layout section
-// lists the tree line for line, and an adopter of the root module gets none
+// generator, programs live where programs go, docs/layout.md lists the
+// tree line for line, and an adopter of the root module gets none
 // of the heavy modules that only the adapters, natscluster, the golangci
 // plugin, the examples and the developer programs need (docs/modules.md).
 // The import rules are read from `go list -json` over every module of
@@ -188,7 +188,7 @@ func TestShippedPackagesDependOnNoProgramAndNoTestSupport(t *testing.T) {
 			case under(d, "cmd"), under(d, "gen"), under(d, "runtime"):
 			case slices.Contains(shippedInternals, d):
 			default:
-				t.Errorf("%s ships and depends on %s, which is not a shipped package: add it to shippedInternals in internal/layout_test.go and to the README's Layout if it is meant to ship, or drop the import", r, d)
+				t.Errorf("%s ships and depends on %s, which is not a shipped package: add it to shippedInternals in internal/layout_test.go and to docs/layout.md if it is meant to ship, or drop the import", r, d)
 			}
 		}
 	}
@@ -224,11 +224,12 @@ func TestProgramsLiveInCmdOrExamples(t *testing.T) {
 	}
 }
 
-// readmeLayout returns the first field of every line of the code block in
-// the README's Layout section, and the lines that have no description.
-func readmeLayout(t *testing.T) (dirs, bare []string) {
+// layoutDoc returns the first field of every line of the code block under
+// docs/layout.md's "# Layout" heading, and the lines that have no
+// description.
+func layoutDoc(t *testing.T) (dirs, bare []string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "README.md"))
+	f, err := os.Open(filepath.Join("..", "docs", "layout.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +239,11 @@ func readmeLayout(t *testing.T) (dirs, bare []string) {
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
-		case strings.HasPrefix(line, "## "):
-			if section && !inBlock {
+		case strings.HasPrefix(line, "#") && !inBlock:
+			if section {
 				return dirs, bare
 			}
-			section = line == "## Layout"
+			section = line == "# Layout"
 		case section && strings.HasPrefix(line, "```"):
 			if inBlock {
 				return dirs, bare
@@ -262,7 +263,7 @@ func readmeLayout(t *testing.T) (dirs, bare []string) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	t.Fatal("README.md has no code block under \"## Layout\"")
+	t.Fatal("docs/layout.md has no code block under \"# Layout\"")
 	return nil, nil
 }
 
@@ -277,9 +278,9 @@ func treeDirs(t *testing.T) []string {
 	out, err := cmd.Output()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("git ls-files: %v (CI needs a git work tree to check the README's Layout)", err)
+			t.Fatalf("git ls-files: %v (CI needs a git work tree to check docs/layout.md)", err)
 		}
-		t.Skipf("git ls-files: %v: the README's Layout is checked in a git work tree only", err)
+		t.Skipf("git ls-files: %v: docs/layout.md is checked in a git work tree only", err)
 	}
 	seen := map[string]bool{".": true}
 	for _, file := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
@@ -295,23 +296,23 @@ func treeDirs(t *testing.T) []string {
 	return dirs
 }
 
-func TestReadmeLayoutMatchesTree(t *testing.T) {
-	listed, bare := readmeLayout(t)
+func TestLayoutDocMatchesTree(t *testing.T) {
+	listed, bare := layoutDoc(t)
 	for _, dir := range bare {
-		t.Errorf("README.md Layout: %s has no description: add one phrase after it", dir)
+		t.Errorf("docs/layout.md: %s has no description: add one phrase after it", dir)
 	}
 	if !slices.IsSorted(listed) {
-		t.Errorf("README.md Layout: the directories are not in sorted order: list them as find . -type d | sort does")
+		t.Errorf("docs/layout.md: the directories are not in sorted order: list them as find . -type d | sort does")
 	}
 	tree := treeDirs(t)
 	for _, dir := range tree {
 		if !slices.Contains(listed, dir) {
-			t.Errorf("README.md Layout lacks %s: add a line for it with one phrase", dir)
+			t.Errorf("docs/layout.md lacks %s: add a line for it with one phrase", dir)
 		}
 	}
 	for _, dir := range listed {
 		if !slices.Contains(tree, dir) {
-			t.Errorf("README.md Layout lists %s, which is not in the tree: remove its line", dir)
+			t.Errorf("docs/layout.md lists %s, which is not in the tree: remove its line", dir)
 		}
 	}
 }

@@ -78,7 +78,7 @@ func DecodeAnswer[T any, P interface {
 	return v, nil
 }
 
-// formName names the form in errors: "booking.PeerForm", or its bare
+// formName names the form in errors: "bgp.PeerForm", or its bare
 // name in code generated before the descriptor had its package.
 func formName(d *formimpl.Descriptor) string {
 	if d.Package == "" {

@@ -130,6 +130,7 @@
 //	call's context ended          ctx.Err() (with its cause)
 //	DELETE, idle expiry           ErrSessionClosed
 //	Server.Shutdown               ErrServerShutdown (also ErrSessionClosed)
+//	2026-07-28, no answer yet     ErrInputRequired (return; the handler runs again with it)
 //
 // When the server gives up on an elicitation (timeout, the call's context
 // ended) it sends notifications/cancelled for it on the call's stream.
@@ -161,7 +162,9 @@
 //
 // On 2026-07-28 a re-ask is one more input_required round. It is opt-in:
 // without it a bad answer is an error at once, as before, and a client that
-// answers by itself is never held in a loop.
+// answers by itself is never held in a loop. ElicitSchema takes it too. In
+// runtime/elicittest a re-ask is scripted as two answers: the invalid one,
+// then the valid one.
 //
 // # URL mode
 //

@@ -120,7 +120,7 @@ func (s *httpSink) outliveTimeouts(r *http.Request) {
 	}
 }
 
-// writeDeadliner is what net/http's ResponseWriters implement, which
+// writeDeadliner is what net/http's response writers implement, which
 // ResponseController calls; asserted directly, a deadline costs no
 // ResponseController on a reply that needs none otherwise.
 type writeDeadliner interface{ SetWriteDeadline(time.Time) error }

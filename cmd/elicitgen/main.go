@@ -92,7 +92,11 @@
 // minItems, maxItems and required. A validate tag
 // (github.com/go-playground/validator) adds to the schema what it can
 // express (required; min, max, len; oneof; email; url, uri; datetime with
-// the date or RFC 3339 layout) and is enforced in full on the server.
+// the date or RFC 3339 layout) and is enforced in full on the server; a tag
+// with omitempty, dive or an "|" alternative is conditional, so none of it
+// goes into the schema (the empty value must still pass) and all of it is
+// checked. Lengths (minLength, maxLength, min and max of a string) count
+// code points, not bytes.
 //
 // Anything else is reported with its position, compiler style, every
 // problem at once, and nothing is written: nested structs, maps, other

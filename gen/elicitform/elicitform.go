@@ -28,7 +28,7 @@
 // constant value already fails to compile, at its guard).
 //
 // The titles of an enum declared in another package come from an analysis
-// fact that package's pass exports (enumFact), so that go vet, which keys
+// fact that package's pass exports, so that go vet, which keys
 // its cache of a package's result on its dependencies' facts, re-runs the
 // forms' package when only such a title changes.
 //

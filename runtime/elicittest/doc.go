@@ -80,7 +80,7 @@
 // and the rest, with the fix in its text; nothing panics.
 //
 // Handlers of the other servers are run the same way by
-// runtime/gosdk/gosdktest.Handle (a go-sdk ToolHandlerFor) and
+// runtime/gosdk/gosdktest.Handle (a handler of go-sdk's mcp.AddTool) and
 // runtime/mcpgo/mcpgotest.Handle (an mcpgo.AddTool handler), over a real
 // server of their library; both build on [HandleServed], so that this
 // package imports neither library.

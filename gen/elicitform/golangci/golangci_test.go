@@ -43,14 +43,14 @@ func TestPlugin(t *testing.T) {
 	}
 }
 
-// The golangci-lint release the test builds, and the README documents.
+// The golangci-lint release the test builds, and docs/editors.md documents.
 const (
 	golangciModule  = "github.com/golangci/golangci-lint/v2"
 	golangciVersion = "v2.15.0"
 	golangciRepo    = "https://github.com/golangci/golangci-lint.git"
 )
 
-// TestCustomBinary does what an adopter does, with the README's own
+// TestCustomBinary does what an adopter does, with docs/editors.md's own
 // .custom-gcl.yml and .golangci.yml: it installs golangci-lint, runs
 // "golangci-lint custom" to build a binary with this plugin, and runs that
 // binary on a package with a broken form and a stale generated file.
@@ -122,7 +122,7 @@ func TestCustomBinary(t *testing.T) {
 		}
 	}
 
-	// The adopter's module, with the README's configuration files.
+	// The adopter's module, with docs/editors.md's configuration files.
 	proj := filepath.Join(tmp, "proj")
 	if err := os.CopyFS(filepath.Join(proj, "lintme"), os.DirFS(filepath.Join("testdata", "lintme"))); err != nil {
 		t.Fatal(err)
@@ -131,8 +131,8 @@ func TestCustomBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	custom, golangci := readmeConfigs(t, filepath.Join(root, "README.md"))
-	// The README pins the plugin by version; here it is this working tree:
+	custom, golangci := readmeConfigs(t, filepath.Join(root, "docs", "editors.md"))
+	// docs/editors.md pins the plugin by version; here it is this working tree:
 	// the plugin's module from its directory, and first, since nothing is
 	// published, the root module it requires (its own go.mod's replace does
 	// not apply in golangci-lint's build; docs/modules.md).
@@ -200,22 +200,22 @@ func TestCustomBinary(t *testing.T) {
 	}
 }
 
-// TestDocMatchesReadme: the package doc shows the README's configuration
+// TestDocMatchesReadme: the package doc shows docs/editors.md's configuration
 // files, line for line.
 func TestDocMatchesReadme(t *testing.T) {
-	custom, golangci := readmeConfigs(t, filepath.Join("..", "..", "..", "README.md"))
+	custom, golangci := readmeConfigs(t, filepath.Join("..", "..", "..", "docs", "editors.md"))
 	src, err := os.ReadFile("golangci.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(custom+golangci), "\n") {
 		if !strings.Contains(string(src), "\n//\t"+line+"\n") {
-			t.Errorf("golangci.go's doc lacks the README line %q", line)
+			t.Errorf("golangci.go's doc lacks the docs/editors.md line %q", line)
 		}
 	}
 }
 
-// readmeConfigs returns the README's .custom-gcl.yml and .golangci.yml,
+// readmeConfigs returns docs/editors.md's .custom-gcl.yml and .golangci.yml,
 // the yaml blocks that follow a line naming each file.
 func readmeConfigs(t *testing.T, readme string) (custom, golangci string) {
 	t.Helper()
