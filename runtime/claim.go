@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"sync"
 	"time"
 
@@ -47,7 +48,7 @@ func (replayedError) Is(err error) bool { return err == ErrCallReplayed }
 
 // ClaimCall claims the call ctx belongs to for side effects that must
 // happen once: on a 2026-07-28 retry it records the call's nonce (in the
-// Cluster when it is a ClusterClaimer, so that every replica refuses a
+// Cluster when it is a cluster.Claimer, so that every replica refuses a
 // replay; in this process otherwise, for Options.RequestStateTTL) and
 // returns nil the first time, ErrCallReplayed for any later run of the same
 // call. Call it after the last Elicit, right before the side effects; a
@@ -82,23 +83,13 @@ func ClaimCall(ctx context.Context) error {
 	return c.claimErr
 }
 
-// ClusterClaimer is a Cluster that also records the calls ClaimCall claims,
-// for every replica: a replayed requestState may reach any of them.
-// runtime/natscluster implements it.
-type ClusterClaimer interface {
-	// Claim records key until expires and reports true, or reports false
-	// when key was recorded before (by any replica) and has not expired.
-	// Two concurrent claims of one key: exactly one gets true.
-	Claim(ctx context.Context, key string, expires time.Time) (bool, error)
-}
-
 // errClaimUnrecorded fails a call whose claim could not be recorded.
 var errClaimUnrecorded = &RPCError{Code: CodeInternalError, Message: "server busy: cannot record that this call runs once; retry later"}
 
 // claim records a call's nonce: nil the first time, a replayedError after.
 func (s *Server) claim(ctx context.Context, nonce [roundtrip.NonceSize]byte) error {
 	expires := time.Now().Add(s.opts.RequestStateTTL) // no state of the call lives longer
-	if cc, ok := s.opts.Cluster.(ClusterClaimer); ok {
+	if cc, ok := s.opts.Cluster.(cluster.Claimer); ok {
 		ctx, cancel := context.WithTimeout(ctx, clusterTimeout)
 		defer cancel()
 		fresh, err := cc.Claim(ctx, hex.EncodeToString(nonce[:]), expires)

@@ -2,122 +2,14 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"net/http"
 	"time"
 )
 
-// Several replicas behind a load balancer. A 2026-07-28 request needs nothing
-// shared but Options.RequestStateKeys: any replica serves any retry. A
-// session (initialize, Mcp-Session-Id) is state, and its elicitation answer
-// is a separate POST that may land on another replica than the one whose
-// handler waits for it. Options.Cluster closes that gap:
-//
-//   - initialize publishes the session (id, version, capabilities, subject,
-//     expiry) to a directory every replica reads;
-//   - a replica that gets a request for a session it does not hold builds a
-//     local view of it from the directory, so tools/list, ping and
-//     tools/call work anywhere; each call runs, and elicits, on the replica
-//     that received its POST, whose stream carries it;
-//   - in a cluster the elicitation request ids name their replica
-//     ("elicit-<replica>.<random>"), and an answer whose id is not pending
-//     where it lands is forwarded to that replica: 202 once the owner took
-//     it, 400 when nobody waits for it, 502 when that replica is gone, 503
-//     when the cluster cannot be reached;
-//   - DELETE on any replica ends the session everywhere and wakes its
-//     waiters wherever they are;
-//   - a client's notifications/cancelled that lands on another replica
-//     than the call it names is passed on to every replica, when the
-//     Cluster is also a ClusterCanceler (runtime/natscluster is).
-//
-// Without a Cluster everything stays in this process, as before.
-
-// Cluster shares sessions (initialize, Mcp-Session-Id) and routes elicitation
-// answers among the replicas of one service. runtime/natscluster implements
-// it on NATS. Its methods are called concurrently; each should give up when
-// ctx ends.
-type Cluster interface {
-	// ReplicaID names this replica, unique among the cluster's members. It
-	// is made of letters, digits, '_' and '-' (it appears in request ids
-	// and in the implementation's addresses).
-	ReplicaID() string
-	// Attach gives the cluster the local server it delivers to. The server
-	// calls it once, from NewServer.
-	Attach(peer ClusterPeer)
-	// Publish records or refreshes a session so every replica can find it
-	// until st.ExpiresAt.
-	Publish(ctx context.Context, st SessionState) error
-	// Lookup returns a session this replica does not hold; an error that
-	// matches ErrClusterSessionNotFound when the directory has none.
-	Lookup(ctx context.Context, sessionID string) (SessionState, error)
-	// Deliver hands a client's JSON-RPC response to the replica that sent
-	// the request and waits until it took it: nil when it resolved a
-	// pending elicitation, ErrClusterNotPending when that replica waits for
-	// no such id, ErrClusterReplicaUnreachable when it does not answer.
-	Deliver(ctx context.Context, replica, sessionID string, response []byte) error
-	// End removes a session from the directory and tells every replica
-	// (this one included) that it ended.
-	End(ctx context.Context, sessionID string) error
-}
-
-// ClusterCanceler is a Cluster that also carries a client's
-// notifications/cancelled to the replica running the call it names: a call
-// runs on the replica its POST reached, the notification is another POST
-// and may reach another one. Without it a cancel reaches the calls of the
-// replica it lands on only (a client that closes the call's stream still
-// cancels it anywhere).
-type ClusterCanceler interface {
-	// Cancel tells every replica but this one that the client of
-	// sessionID cancelled the request whose id key is requestKey (opaque:
-	// pass it to ClusterPeer.CancelCall as it is). Like the notification
-	// it carries, it is best effort and waits for no replica's reply.
-	Cancel(ctx context.Context, sessionID, requestKey, reason string) error
-}
-
-// ClusterPeer is what a Cluster calls on the local server (see Attach).
-type ClusterPeer interface {
-	// DeliverAnswer resolves the elicitation pending here whose id the
-	// response carries; ErrClusterNotPending when there is none.
-	DeliverAnswer(sessionID string, response []byte) error
-	// EndSession ends the local view of a session that ended elsewhere:
-	// its waiting elicitations return ErrSessionClosed.
-	EndSession(sessionID string)
-	// CancelCall cancels the call of sessionID running here whose id key
-	// is requestKey (see ClusterCanceler); false when none runs here.
-	CancelCall(sessionID, requestKey, reason string) bool
-}
-
-// SessionState is what the directory knows of a session.
-type SessionState struct {
-	ID              string `json:"id"`
-	ProtocolVersion string `json:"protocolVersion"`
-	// Capabilities and ClientInfo are what the session keeps (see
-	// Session.ClientCapabilities and Session.ClientInfo): at most
-	// MaxClientCapabilitiesBytes, and a name and a version of at most
-	// MaxClientInfoBytes each, whatever the client sent.
-	Capabilities json.RawMessage `json:"capabilities,omitempty"`
-	ClientInfo   json.RawMessage `json:"clientInfo,omitempty"`
-	Subject      string          `json:"subject,omitempty"`
-	// Replica initialized the session (for logs; any replica serves it).
-	Replica   string    `json:"replica"`
-	ExpiresAt time.Time `json:"expiresAt"`
-}
-
-// Errors of a Cluster, to be tested with errors.Is.
-var (
-	// ErrClusterSessionNotFound: the directory has no such session.
-	ErrClusterSessionNotFound = errors.New("elicit: cluster: session not found")
-	// ErrClusterNotPending: the owning replica waits for no answer with
-	// this id in this session.
-	ErrClusterNotPending = errors.New("elicit: cluster: no pending request with this id")
-	// ErrClusterReplicaUnreachable: the replica that sent the request did
-	// not answer (it stopped or is partitioned away).
-	ErrClusterReplicaUnreachable = errors.New("elicit: cluster: replica unreachable")
-	// ErrClusterUnavailable: the cluster's transport cannot be reached.
-	ErrClusterUnavailable = errors.New("elicit: cluster unavailable")
-)
+// How a Server uses Options.Cluster: see "Several replicas" in doc.go.
 
 // clusterTimeout bounds one cluster operation made for an HTTP request.
 const clusterTimeout = 5 * time.Second
@@ -164,8 +56,8 @@ func validSessionID(id string) bool {
 }
 
 // sessionState is what the directory records of sess.
-func (s *Server) sessionState(sess *Session) SessionState {
-	return SessionState{
+func (s *Server) sessionState(sess *Session) cluster.SessionState {
+	return cluster.SessionState{
 		ID:              sess.id,
 		ProtocolVersion: sess.protocol,
 		Capabilities:    sess.capabilities,
@@ -221,7 +113,7 @@ func (s *Server) remoteSession(w http.ResponseWriter, r *http.Request, id string
 	defer cancel()
 	st, err := s.opts.Cluster.Lookup(ctx, id)
 	switch {
-	case errors.Is(err, ErrClusterSessionNotFound):
+	case errors.Is(err, cluster.ErrSessionNotFound):
 		return nil, false
 	case err != nil:
 		s.log.Warn("session directory unavailable", "session", id, "err", err)
@@ -240,7 +132,7 @@ func (s *Server) remoteSession(w http.ResponseWriter, r *http.Request, id string
 
 // adoptSession registers the local view of a session from the directory (or
 // returns the one a concurrent request registered first).
-func (s *Server) adoptSession(st SessionState) (*Session, error) {
+func (s *Server) adoptSession(st cluster.SessionState) (*Session, error) {
 	// The directory holds what a replica kept, within the same caps; a
 	// longer entry (another version, another writer) keeps what fits.
 	facts, err := keepClientFacts(st.Capabilities, st.ClientInfo)
@@ -281,7 +173,7 @@ func (p clusterPeer) CancelCall(sessionID, requestKey, reason string) bool {
 // cancelElsewhere passes a client's cancel for a call that does not run
 // here to the other replicas, when the cluster can.
 func (s *Server) cancelElsewhere(sessionID, requestKey, reason string) {
-	cc, ok := s.opts.Cluster.(ClusterCanceler)
+	cc, ok := s.opts.Cluster.(cluster.Canceler)
 	if !ok {
 		return
 	}

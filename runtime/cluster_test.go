@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"strings"
 	"testing"
 )
@@ -21,17 +22,17 @@ func TestValidSessionID(t *testing.T) {
 // stubCluster is a Cluster that knows nothing; it checks the wiring.
 type stubCluster struct {
 	id       string
-	attached ClusterPeer
+	attached cluster.Peer
 }
 
-func (c *stubCluster) ReplicaID() string                         { return c.id }
-func (c *stubCluster) Attach(p ClusterPeer)                      { c.attached = p }
-func (*stubCluster) Publish(context.Context, SessionState) error { return nil }
-func (*stubCluster) Lookup(context.Context, string) (SessionState, error) {
-	return SessionState{}, ErrClusterSessionNotFound
+func (c *stubCluster) ReplicaID() string                                 { return c.id }
+func (c *stubCluster) Attach(p cluster.Peer)                             { c.attached = p }
+func (*stubCluster) Publish(context.Context, cluster.SessionState) error { return nil }
+func (*stubCluster) Lookup(context.Context, string) (cluster.SessionState, error) {
+	return cluster.SessionState{}, cluster.ErrSessionNotFound
 }
 func (*stubCluster) Deliver(context.Context, string, string, []byte) error {
-	return ErrClusterNotPending
+	return cluster.ErrNotPending
 }
 func (*stubCluster) End(context.Context, string) error { return nil }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"net/http"
 	"strconv"
 	"strings"
@@ -108,10 +109,10 @@ func (s *Server) routeReply(ctx context.Context, sess *Session, msg *message, bo
 	switch {
 	case err == nil:
 		return http.StatusAccepted, ""
-	case errors.Is(err, ErrClusterNotPending):
+	case errors.Is(err, cluster.ErrNotPending):
 		s.log.Warn("answer for no pending request", "session", sess.id, "id", string(msg.ID), "replica", owner)
 		return http.StatusBadRequest, notPending
-	case errors.Is(err, ErrClusterReplicaUnreachable):
+	case errors.Is(err, cluster.ErrReplicaUnreachable):
 		s.log.Warn("answer for a replica that is gone", "session", sess.id, "id", string(msg.ID), "replica", owner, "err", err)
 		return http.StatusBadGateway, "the replica " + strconv.Quote(owner) + " that sent request " + string(msg.ID) + " is unreachable: " + err.Error()
 	default:
@@ -125,11 +126,11 @@ func (s *Server) routeReply(ctx context.Context, sess *Session, msg *message, bo
 func (p clusterPeer) DeliverAnswer(sessionID string, response []byte) error {
 	var msg message
 	if kind, _ := readMessage(response, &msg); kind != responseMessage {
-		return fmt.Errorf("%w: not a JSON-RPC response", ErrClusterNotPending)
+		return fmt.Errorf("%w: not a JSON-RPC response", cluster.ErrNotPending)
 	}
 	sess, ok := p.s.session(sessionID)
 	if !ok || !sess.deliver(&msg) {
-		return ErrClusterNotPending
+		return cluster.ErrNotPending
 	}
 	sess.touch()
 	return nil

@@ -23,12 +23,27 @@
 // # Several replicas
 //
 // 2026-07-28 calls need only the same Options.RequestStateKeys on every
-// replica (and a Cluster that is a [ClusterClaimer] for [ClaimCall] to
-// refuse a replay on every replica). Sessions (initialize, Mcp-Session-Id) need Options.Cluster
-// (runtime/natscluster is one on NATS): sessions are published to a shared
-// directory, any replica serves any request of a session, and an elicitation
-// answer that lands on another replica than the waiting handler's is
-// forwarded to it (see Cluster for the rules and status codes).
+// replica (and a cluster that is a [cluster.Claimer] for [ClaimCall] to
+// refuse a replay on every replica). Sessions (initialize, Mcp-Session-Id)
+// need Options.Cluster, a [cluster.Cluster] (runtime/natscluster is one on
+// NATS; package runtime/cluster is the interface, for implementers):
+//
+//   - initialize publishes the session (id, version, capabilities, subject,
+//     expiry) to a directory every replica reads;
+//   - a replica that gets a request for a session it does not hold builds a
+//     local view of it from the directory, so tools/list, ping and
+//     tools/call work anywhere; each call runs, and elicits, on the replica
+//     that received its POST, whose stream carries it;
+//   - the elicitation request ids name their replica
+//     ("elicit-<replica>.<random>"), and an answer whose id is not pending
+//     where it lands is forwarded to that replica: 202 once the owner took
+//     it, 400 when nobody waits for it, 502 when that replica is gone, 503
+//     when the cluster cannot be reached;
+//   - DELETE on any replica ends the session everywhere and wakes its
+//     waiters wherever they are;
+//   - a client's notifications/cancelled that lands on another replica
+//     than the call it names is passed on to every replica, when the
+//     cluster is also a [cluster.Canceler] (runtime/natscluster is).
 //
 // # Eliciting
 //
@@ -217,7 +232,7 @@
 // sent again, or the call walked again from an earlier round's
 // requestState) gets [ErrCallReplayed], which fails the request with
 // -32602. Claims are kept in this process (Options.MaxClaimedCalls), or
-// for every replica by a Cluster that is a [ClusterClaimer]
+// for every replica by a Cluster that is a [cluster.Claimer]
 // (runtime/natscluster is). A new tools/call, without requestState, is a
 // new call.
 //

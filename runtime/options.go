@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"io"
 	"log/slog"
 	"net/http"
@@ -106,13 +107,14 @@ type Options struct {
 	// (default 100000; each is dropped once its requestState has expired,
 	// Options.RequestStateTTL after the claim). Past it, ClaimCall fails the
 	// call as busy rather than forget a claim. A Cluster that is a
-	// ClusterClaimer records them instead.
+	// cluster.Claimer records them instead.
 	MaxClaimedCalls int
 	// Cluster shares sessions (initialize, Mcp-Session-Id) among the replicas
 	// of one service and routes an elicitation answer that lands on another
-	// replica to the one waiting for it (see Cluster; runtime/natscluster is
-	// one on NATS). Nil keeps everything in this process.
-	Cluster Cluster
+	// replica to the one waiting for it (see "Several replicas" in the
+	// package doc; runtime/natscluster is one on NATS). Nil keeps
+	// everything in this process.
+	Cluster cluster.Cluster
 }
 
 func (o Options) withDefaults() Options {

@@ -33,7 +33,7 @@ type Server struct {
 
 	sessions *sessionTable
 	held     *heldBytes // Options.MaxHeldBytes (held.go)
-	claims   claimSet   // ClaimCall's, without a ClusterClaimer (claim.go)
+	claims   claimSet   // ClaimCall's, without a cluster.Claimer (claim.go)
 
 	callsMu  sync.Mutex
 	running  int           // tool calls running, for Shutdown

@@ -52,6 +52,11 @@
 // the default, and the decoder fills it in when the answer leaves the
 // property out, so {} is a complete answer; a field marked
 // jsonschema:"required" or validate:"required" as well stays required.
+// A plain bool field (not a pointer, no default, no validate tag) gets
+// default false, and so is optional: a checkbox left alone means false,
+// and some UIs (the MCP Inspector) keep Submit disabled on a box without a
+// default until it is touched; a box that must be ticked
+// (validate:"eq=true") keeps none.
 // Fields may be strings, integers, floats, booleans,
 // time.Time (format date-time, or date with format=date), pointers to
 // those, named string types with constants (an enum; when every constant has

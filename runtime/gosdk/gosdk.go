@@ -88,23 +88,17 @@ func (a *Adapter) mustRegister(fn string, t *mcp.Tool, nilHandler bool) {
 // not made by New, a nil or nameless tool, a nil h, and
 // runtime.AskMissing for an In that is not a generated form.
 //
-// opts are runtime.AddTool's: with runtime.AskMissing and arguments of a
-// generated form type, the required arguments a call left out are asked
-// for before h runs (see runtime.AskMissing). Such a tool's arguments are
-// decoded by the form's generated decoder instead of the go-sdk's schema
-// validation, and its inputSchema is t.InputSchema, else the form's.
+// The arguments are read as runtime.AddTool reads them, so one arguments
+// struct serves the same on every server: the inputSchema is t.InputSchema
+// when set, else the form's (In a generated form), else In's reflected
+// with invopop/jsonschema (its jsonschema:"minLength=1,enum=a" tags, not
+// the go-sdk's own tag syntax, which it never sees); a call's arguments are
+// checked against exactly that schema, every failing property named, before
+// h runs. opts are runtime.AddTool's (runtime.AskMissing). The go-sdk
+// still handles Out (outputSchema, structured content).
 func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out], opts ...runtime.ToolOption) {
 	a.mustRegister("gosdk.AddTool", t, h == nil)
-	if args := askingArgs[In](t, opts); args != nil {
-		addAsking(a, t, args, h)
-		return
-	}
-	a.listed.Delete(t.Name)
-	mcp.AddTool(a.server, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		return serve(ctx, a, req, func(ctx context.Context) (*mcp.CallToolResult, Out, error) {
-			return h(ctx, req, in)
-		})
-	})
+	addAsking(a, t, toolArgs[In](t, opts), h)
 }
 
 // serve runs the body of a tool's call with the adapter's wrapping: the
@@ -127,15 +121,9 @@ func serve[Out any](ctx context.Context, a *Adapter, req *mcp.CallToolRequest,
 	return res, out, herr
 }
 
-// askingArgs is the decoder of a tool that asks for its missing arguments
-// or has an inputSchema of its own (which the decoder checks, every
-// failing property named and formats included, as runtime.AddTool does),
-// or nil: the go-sdk checks the schema it infers from In. It panics on an
-// AskMissing that cannot apply.
-func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArgs[In] {
-	if len(opts) == 0 && t.InputSchema == nil {
-		return nil
-	}
+// toolArgs is the decoder of a tool's arguments, as runtime.AddTool's (see
+// AddTool). It panics on an AskMissing that cannot apply.
+func toolArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArgs[In] {
 	var own json.RawMessage
 	if t.InputSchema != nil {
 		raw, err := json.Marshal(t.InputSchema)
@@ -144,9 +132,6 @@ func askingArgs[In any](t *mcp.Tool, opts []runtime.ToolOption) *runtime.ToolArg
 	}
 	args, err := runtime.NewToolArgs[In](t.Name, own, opts...)
 	adapter.Must("gosdk.AddTool", err)
-	if !args.Asks() && own == nil {
-		return nil // the go-sdk checks the schema it infers
-	}
 	return args
 }
 
@@ -187,12 +172,11 @@ func ownDefaults(t *mcp.Tool) func(json.RawMessage) json.RawMessage {
 	}
 }
 
-// addAsking registers a tool that asks for its missing arguments. The
-// go-sdk would refuse a call without them before the handler runs, so the
-// tool is registered with the schema {"type":"object"}, the generated
-// decoder checks the arguments, and tools/list shows the real schema
-// (listSchemas). The go-sdk still handles Out (outputSchema, structured
-// content).
+// addAsking registers a tool whose arguments args decodes. The go-sdk
+// would check them against a schema of its own inferring (and refuse a
+// call without the arguments AskMissing asks for) before the handler runs,
+// so the tool is registered with the schema {"type":"object"}, args checks
+// the arguments, and tools/list shows args' schema (listSchemas).
 func addAsking[In, Out any](a *Adapter, t *mcp.Tool, args *runtime.ToolArgs[In], h mcp.ToolHandlerFor[In, Out]) {
 	loose := *t
 	loose.InputSchema = map[string]any{"type": "object"}

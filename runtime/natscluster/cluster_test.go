@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"net/http"
 	"strings"
 	"sync"
@@ -495,7 +496,7 @@ func TestNewOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cl.Lookup(context.Background(), strings.Repeat("a", 32)); !errors.Is(err, runtime.ErrClusterSessionNotFound) {
+	if _, err := cl.Lookup(context.Background(), strings.Repeat("a", 32)); !errors.Is(err, cluster.ErrSessionNotFound) {
 		t.Errorf("lookup of an unknown session: %v", err)
 	}
 	if err := cl.Close(); err != nil {
@@ -505,8 +506,8 @@ func TestNewOptions(t *testing.T) {
 		t.Errorf("second close: %v", err)
 	}
 	nc.Close()
-	if _, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: "b"}); !errors.Is(err, runtime.ErrClusterUnavailable) {
-		t.Errorf("closed connection: %v, want ErrClusterUnavailable", err)
+	if _, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: "b"}); !errors.Is(err, cluster.ErrUnavailable) {
+		t.Errorf("closed connection: %v, want cluster.ErrUnavailable", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-// Package natscluster is a runtime.Cluster on NATS: several replicas of an
+// Package natscluster is a cluster.Cluster on NATS: several replicas of an
 // elicit server behind a load balancer without sticky sessions serve the
 // sessions (initialize, Mcp-Session-Id) of 2025-03-26 to 2025-11-25 as if
 // they were one process.
@@ -17,7 +17,7 @@
 // What travels where:
 //
 //	sessions   JetStream key-value bucket Bucket (memory storage), one entry
-//	           per session (JSON runtime.SessionState), expiring SessionTTL
+//	           per session (JSON cluster.SessionState), expiring SessionTTL
 //	           after its last refresh
 //	answers    request/reply on PREFIX.answer.REPLICA: the replica that
 //	           got an elicitation answer it does not wait for sends it to the
@@ -34,11 +34,11 @@
 //	           every replica but the sender cancels the call if it runs it
 //
 // Faults. When NATS is unreachable every cluster operation fails fast with
-// an error matching runtime.ErrClusterUnavailable (the server answers 503
+// an error matching cluster.ErrUnavailable (the server answers 503
 // for a session it must look up or an answer it must forward) while a
 // client whose requests reach the replica holding its session keeps
 // working. An answer for a replica that stopped matches
-// runtime.ErrClusterReplicaUnreachable (502): only that replica's calls are
+// cluster.ErrReplicaUnreachable (502): only that replica's calls are
 // lost, and with it their streams.
 package natscluster
 
@@ -47,6 +47,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,7 +104,7 @@ type Options struct {
 	ClaimTTL    time.Duration
 }
 
-// Cluster is a runtime.Cluster on a NATS connection. Its methods are safe
+// Cluster is a cluster.Cluster on a NATS connection. Its methods are safe
 // for concurrent use.
 type Cluster struct {
 	opts       Options
@@ -121,12 +122,12 @@ type Cluster struct {
 	closed bool
 }
 
-type peerBox struct{ p runtime.ClusterPeer }
+type peerBox struct{ p cluster.Peer }
 
 var (
-	_ runtime.Cluster         = (*Cluster)(nil)
-	_ runtime.ClusterCanceler = (*Cluster)(nil)
-	_ runtime.ClusterClaimer  = (*Cluster)(nil)
+	_ cluster.Cluster  = (*Cluster)(nil)
+	_ cluster.Canceler = (*Cluster)(nil)
+	_ cluster.Claimer  = (*Cluster)(nil)
 )
 
 // ErrInvalidOptions reports an unusable Options value.
@@ -160,7 +161,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		opts.ClaimTTL = runtime.DefaultRequestStateTTL
 	}
 	if !opts.Conn.IsConnected() {
-		return nil, fmt.Errorf("%w: nats connection is %s", runtime.ErrClusterUnavailable, opts.Conn.Status())
+		return nil, fmt.Errorf("%w: nats connection is %s", cluster.ErrUnavailable, opts.Conn.Status())
 	}
 	ctx, cancel := context.WithTimeout(ctx, 4*opts.RequestTimeout)
 	defer cancel()
@@ -234,14 +235,14 @@ func (c *Cluster) Close() error {
 	return errors.Join(errs...)
 }
 
-// ReplicaID implements runtime.Cluster.
+// ReplicaID implements cluster.Cluster.
 func (c *Cluster) ReplicaID() string { return c.opts.Replica }
 
-// Attach implements runtime.Cluster.
-func (c *Cluster) Attach(peer runtime.ClusterPeer) { c.peer.Store(&peerBox{peer}) }
+// Attach implements cluster.Cluster.
+func (c *Cluster) Attach(peer cluster.Peer) { c.peer.Store(&peerBox{peer}) }
 
-// Publish implements runtime.Cluster.
-func (c *Cluster) Publish(ctx context.Context, st runtime.SessionState) error {
+// Publish implements cluster.Cluster.
+func (c *Cluster) Publish(ctx context.Context, st cluster.SessionState) error {
 	if !validKey(st.ID) {
 		return fmt.Errorf("natscluster: publish: invalid session id %q", st.ID)
 	}
@@ -260,11 +261,11 @@ func (c *Cluster) Publish(ctx context.Context, st runtime.SessionState) error {
 	return nil
 }
 
-// Lookup implements runtime.Cluster.
-func (c *Cluster) Lookup(ctx context.Context, sessionID string) (runtime.SessionState, error) {
-	var st runtime.SessionState
+// Lookup implements cluster.Cluster.
+func (c *Cluster) Lookup(ctx context.Context, sessionID string) (cluster.SessionState, error) {
+	var st cluster.SessionState
 	if !validKey(sessionID) {
-		return st, runtime.ErrClusterSessionNotFound
+		return st, cluster.ErrSessionNotFound
 	}
 	if err := c.up(); err != nil {
 		return st, err
@@ -274,7 +275,7 @@ func (c *Cluster) Lookup(ctx context.Context, sessionID string) (runtime.Session
 	e, err := c.kv.Get(ctx, sessionID)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
-		return st, runtime.ErrClusterSessionNotFound
+		return st, cluster.ErrSessionNotFound
 	case err != nil:
 		return st, c.fault("looking up session "+sessionID, err)
 	}
@@ -284,10 +285,10 @@ func (c *Cluster) Lookup(ctx context.Context, sessionID string) (runtime.Session
 	return st, nil
 }
 
-// Deliver implements runtime.Cluster.
+// Deliver implements cluster.Cluster.
 func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, response []byte) error {
 	if !validToken(replica) {
-		return fmt.Errorf("%w: invalid replica id %q", runtime.ErrClusterNotPending, replica)
+		return fmt.Errorf("%w: invalid replica id %q", cluster.ErrNotPending, replica)
 	}
 	if err := c.up(); err != nil {
 		return err
@@ -300,9 +301,9 @@ func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, respon
 	rep, err := c.nc.RequestMsgWithContext(ctx, msg)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return fmt.Errorf("%w: %q: no replica listens (it stopped)", runtime.ErrClusterReplicaUnreachable, replica)
+		return fmt.Errorf("%w: %q: no replica listens (it stopped)", cluster.ErrReplicaUnreachable, replica)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return fmt.Errorf("%w: %q: no reply within %v", runtime.ErrClusterReplicaUnreachable, replica, c.opts.RequestTimeout)
+		return fmt.Errorf("%w: %q: no reply within %v", cluster.ErrReplicaUnreachable, replica, c.opts.RequestTimeout)
 	case err != nil:
 		return c.fault("forwarding an answer to "+replica, err)
 	}
@@ -310,13 +311,13 @@ func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, respon
 	case replyOK:
 		return nil
 	case replyNotPending:
-		return runtime.ErrClusterNotPending
+		return cluster.ErrNotPending
 	default:
-		return fmt.Errorf("%w: replica %q replied %q", runtime.ErrClusterNotPending, replica, rep.Data)
+		return fmt.Errorf("%w: replica %q replied %q", cluster.ErrNotPending, replica, rep.Data)
 	}
 }
 
-// End implements runtime.Cluster.
+// End implements cluster.Cluster.
 func (c *Cluster) End(ctx context.Context, sessionID string) error {
 	if !validKey(sessionID) {
 		return fmt.Errorf("natscluster: end: invalid session id %q", sessionID)
@@ -339,7 +340,7 @@ func (c *Cluster) End(ctx context.Context, sessionID string) error {
 	return nil
 }
 
-// Cancel implements runtime.ClusterCanceler.
+// Cancel implements cluster.Canceler.
 func (c *Cluster) Cancel(ctx context.Context, sessionID, requestKey, reason string) error {
 	if !validKey(sessionID) {
 		return fmt.Errorf("natscluster: cancel: invalid session id %q", sessionID)
@@ -393,7 +394,7 @@ func (c *Cluster) onEnd(m *nats.Msg) {
 
 // up fails fast when the connection is down: a request would only wait
 // for its timeout while the client waits on the HTTP reply.
-// Claim implements runtime.ClusterClaimer: it creates key in the claim
+// Claim implements cluster.Claimer: it creates key in the claim
 // bucket, which fails for a key that exists (claimed by any replica, and
 // not yet expired). Claims live ClaimTTL, whatever expires says.
 func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (bool, error) {
@@ -417,14 +418,14 @@ func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (boo
 
 func (c *Cluster) up() error {
 	if st := c.nc.Status(); st != nats.CONNECTED {
-		return fmt.Errorf("%w: nats connection is %s", runtime.ErrClusterUnavailable, st)
+		return fmt.Errorf("%w: nats connection is %s", cluster.ErrUnavailable, st)
 	}
 	return nil
 }
 
-// fault wraps a NATS failure of op as ErrClusterUnavailable.
+// fault wraps a NATS failure of op as cluster.ErrUnavailable.
 func (c *Cluster) fault(op string, err error) error {
-	return fmt.Errorf("%w: %s: %w", runtime.ErrClusterUnavailable, op, err)
+	return fmt.Errorf("%w: %s: %w", cluster.ErrUnavailable, op, err)
 }
 
 // validToken reports whether s can be one NATS subject token of a replica.

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/invopop/jsonschema"
-
 	"github.com/go-elicit/elicit/runtime/elicittest"
 )
 
@@ -375,17 +373,4 @@ func asStrings(v any) []string {
 		}
 	}
 	return out
-}
-
-// RichSchema is RichArgs' inputSchema as runtime.AddTool reflects it, for
-// a server that does not reflect invopop/jsonschema tags (the go-sdk).
-func RichSchema() json.RawMessage {
-	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
-	sch := r.Reflect(new(RichArgs))
-	sch.Version = ""
-	raw, err := json.Marshal(sch)
-	if err != nil {
-		panic(err)
-	}
-	return raw
 }
