@@ -651,3 +651,16 @@ func TestDocReferencesResolve(t *testing.T) {
 		t.Error(b)
 	}
 }
+
+// TestReadmeStaysOnTheNewcomersPath holds README.md to 300 lines: what it
+// is, install, form, handler, test, adapters, tools. Whatever else belongs
+// in docs/ or in a package doc, linked from the README.
+func TestReadmeStaysOnTheNewcomersPath(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > 300 {
+		t.Errorf("README.md has %d lines, more than 300: move the detail to docs/ or a package doc and link it", n)
+	}
+}
