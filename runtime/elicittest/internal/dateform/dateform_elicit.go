@@ -7,13 +7,13 @@ import (
 	"time"
 )
 
-// This file is version 4 of the generated-code contract. When the runtime in
+// This file is version 5 of the generated-code contract. When the runtime in
 // go.mod does not accept it, a line below stops compiling and the type it names
 // says what to do: update the runtime (go get github.com/go-elicit/elicit@latest),
 // or generate with the elicitgen of the runtime in go.mod (go tool elicitgen).
 const (
-	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 4)
-	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(4 - formimpl.MinVersion)
+	_ = formimpl.GeneratedCodeNeedsNewerRuntime_RunGoGetGithubComGoElicitElicitAtLatest(formimpl.MaxVersion - 5)
+	_ = formimpl.GeneratedCodeTooOld_RegenerateWithGoToolElicitgen(5 - formimpl.MinVersion)
 )
 
 func init() {
