@@ -15,7 +15,8 @@ import (
 //
 //	Where should the service go? — "host" must be a host name; please correct it
 //
-// and the properties that were right come back as the form's defaults,
+// ("please correct them" when two or more properties were wrong), and the
+// properties that were right come back as the form's defaults,
 // where the protocol version carries them (2025-11-25 and later; booleans
 // since 2025-06-18), so the user fixes only the wrong ones. On 2026-07-28
 // each re-ask is one more input_required round (keyed like a second ask of
