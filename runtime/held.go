@@ -115,6 +115,19 @@ func busyFrame(id json.RawMessage) []byte {
 	return encodeError(id, &e)
 }
 
+// holdReply holds size(reply) bytes for the reply to request id, or, when
+// they do not fit, swaps it for the short busy error (held whatever the
+// budget: a reply must end the request) and reports false. The caller
+// releases size of the reply it gets back once it is written.
+func (h *heldBytes) holdReply(reply []byte, id json.RawMessage, size func([]byte) int64) ([]byte, bool) {
+	if h.tryHold(size(reply)) {
+		return reply, true
+	}
+	reply = busyFrame(id)
+	h.force(size(reply))
+	return reply, false
+}
+
 // httpBusy answers 503 with Retry-After for a full budget.
 func httpBusy(w http.ResponseWriter, id json.RawMessage) {
 	w.Header().Set("Retry-After", busyRetryAfter)

@@ -174,6 +174,9 @@ func (s *httpSink) eventLocked(msg []byte) error { return s.writeEventLocked(msg
 // by its caller.
 func eventSize(msg []byte) int64 { return int64(len(msg) + 72) }
 
+// replySize is what a reply written whole holds: its bytes.
+func replySize(msg []byte) int64 { return int64(len(msg)) }
+
 // writeEventLocked writes one SSE event, whose eventSize the caller held,
 // flushing it when flush is set, and releases it. The last event is not
 // flushed: the handler returns right after it, and net/http then sends it
@@ -236,10 +239,7 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		if s.failed != nil || msg == nil {
 			return s.failed
 		}
-		if !s.held.tryHold(eventSize(msg)) {
-			msg = busyFrame(s.id) // the stream ends with the error instead
-			s.held.force(eventSize(msg))
-		}
+		msg, _ = s.held.holdReply(msg, s.id, eventSize) // busy: the stream ends with the error instead
 		return s.writeEventLocked(msg, false)
 	}
 	h := s.w.Header()
@@ -250,12 +250,12 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		s.w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
-	if !s.held.tryHold(int64(len(msg))) {
-		msg, status = busyFrame(s.id), http.StatusServiceUnavailable
+	msg, ok := s.held.holdReply(msg, s.id, replySize)
+	if !ok {
+		status = http.StatusServiceUnavailable
 		h.Set("Retry-After", busyRetryAfter)
-		s.held.force(int64(len(msg)))
 	}
-	defer s.held.release(int64(len(msg)))
+	defer s.held.release(replySize(msg))
 	h["Content-Type"] = []string{"application/json"} // canonical keys, as on the upgrade
 	h["Content-Length"] = []string{strconv.Itoa(len(msg))}
 	s.armWriteLocked()

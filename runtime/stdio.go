@@ -117,7 +117,7 @@ type stdioConn struct {
 // encoders never emit raw newlines). Its bytes are held in
 // Options.MaxHeldBytes until written: ErrServerBusy when they do not fit.
 func (c *stdioConn) write(frame []byte) error {
-	if !c.srv.held.tryHold(int64(len(frame) + 1)) {
+	if !c.srv.held.tryHold(lineSize(frame)) {
 		return ErrServerBusy
 	}
 	return c.writeHeld(frame)
@@ -126,17 +126,16 @@ func (c *stdioConn) write(frame []byte) error {
 // writeReply writes a call's response, or the short error that says the
 // server is busy when it does not fit in Options.MaxHeldBytes.
 func (c *stdioConn) writeReply(id json.RawMessage, frame []byte) error {
-	if err := c.write(frame); err != ErrServerBusy {
-		return err
-	}
-	frame = busyFrame(id)
-	c.srv.held.force(int64(len(frame) + 1))
+	frame, _ = c.srv.held.holdReply(frame, id, lineSize)
 	return c.writeHeld(frame)
 }
 
-// writeHeld writes a frame whose line write held, and releases it.
+// lineSize is what a frame holds until written: its line.
+func lineSize(frame []byte) int64 { return int64(len(frame) + 1) }
+
+// writeHeld writes a frame whose lineSize is held, and releases it.
 func (c *stdioConn) writeHeld(frame []byte) error {
-	defer c.srv.held.release(int64(len(frame) + 1))
+	defer c.srv.held.release(lineSize(frame))
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if len(frame) > 64<<10 { // not copied: the newline follows in a write of its own
