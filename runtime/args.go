@@ -72,7 +72,7 @@ func newArgsDecoder[In any](t *Tool) argsDecoder[In] {
 						problems = append(problems, p)
 					}
 				}
-				slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Property, b.Property) })
+				sortProblems(problems)
 			}
 			return &ContentError{Problems: problems}
 		}
@@ -129,6 +129,14 @@ func formArgsSchema[In any](tool string) json.RawMessage {
 	return slices.Concat([]byte(`{"additionalProperties":false,`), schema[1:])
 }
 
+// sortProblems puts an arguments error's problems in one order, by
+// property, then message, in n log n however many.
+func sortProblems(problems []Problem) {
+	slices.SortFunc(problems, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.Property, b.Property), strings.Compare(a.Message, b.Message))
+	})
+}
+
 func isAbsent(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || string(raw) == "null"
@@ -145,10 +153,7 @@ func (a *argsSchema) checkArgs(raw json.RawMessage) []Problem {
 	if len(problems) == 0 {
 		return nil
 	}
-	// By property, then message: one order, in n log n however many.
-	slices.SortFunc(problems, func(a, b Problem) int {
-		return cmp.Or(strings.Compare(a.Property, b.Property), strings.Compare(a.Message, b.Message))
-	})
+	sortProblems(problems)
 	return problems
 }
 
