@@ -1,7 +1,9 @@
 package natscluster_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -175,6 +177,98 @@ func TestNATSRestartMemoryStorageRecovers(t *testing.T) {
 	}
 	if got := gone.ping(t, top.replicas[2].url); got != http.StatusNotFound {
 		t.Errorf("a session whose replica stopped before the restart: %d, want 404 (lost with memory storage)", got)
+	}
+}
+
+// While NATS is down a replica that cannot look a session up answers a
+// notification 202 (handled by no one), a request 503 with Retry-After and a
+// JSON-RPC error, an answer 503 at once; when NATS is back, everything works
+// again by itself: the answer posted again reaches its call, and a session
+// initialized during the outage is served by every replica.
+func TestNATSOutageDegradesClearly(t *testing.T) {
+	top := newTopology(t, startNATS(t), 3)
+	a, b, c := top.replicas[0], top.replicas[1], top.replicas[2]
+	var (
+		during    *rawClient
+		waiting   *http.Response // a call on a whose answer got 503
+		waitingBR *bufio.Reader
+		waitingID string
+	)
+	restartNATS(t, top, func() {
+		during = newRawClient()
+		if err := during.initialize(a.url); err != nil {
+			t.Fatalf("initialize with NATS down: %v", err)
+		}
+		for _, n := range []string{
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"stop"}}`,
+		} {
+			resp, err := during.do(http.MethodPost, b.url, []byte(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body := readAll(resp); resp.StatusCode != http.StatusAccepted || body != "" {
+				t.Errorf("%s on b with NATS down: %s %q, want 202 with no body", n, resp.Status, body)
+			}
+		}
+		if b.srv.SessionCount() != 0 {
+			t.Errorf("b holds %d sessions after notifications it could not place, want 0", b.srv.SessionCount())
+		}
+		resp, err := during.do(http.MethodPost, b.url, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rpc struct {
+			ID    json.RawMessage   `json:"id"`
+			Error *runtime.RPCError `json:"error"`
+		}
+		body := readAll(resp)
+		if err := json.Unmarshal([]byte(body), &rpc); err != nil || rpc.Error == nil || rpc.Error.Code != runtime.CodeInternalError || !strings.Contains(rpc.Error.Message, "session directory unavailable") {
+			t.Errorf("request on b with NATS down: body %s (%v), want a JSON-RPC error naming the session directory", body, err)
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("request on b with NATS down: %s, Retry-After %q, Content-Type %q; want 503 with Retry-After, application/json",
+				resp.Status, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"))
+		}
+		// An answer for a call on a, landing on c that cannot look the
+		// session up: an error at once, not a wait.
+		call, br, id, err := during.call(a.url, "during")
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		status, text, err := during.answer(c.url, id, "during")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != http.StatusServiceUnavailable || !strings.Contains(text, "unavailable") {
+			t.Errorf("answer on c with NATS down: %d %s, want 503", status, text)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("answer on c with NATS down took %v to fail, want at once", took)
+		}
+		waiting, waitingBR, waitingID = call, br, id
+	})
+	defer during.close()
+	defer waiting.Body.Close()
+	// Back by itself: the session made during the outage is published when
+	// a reconnects, and b and c serve it.
+	for _, r := range []*replica{b, c} {
+		if !eventually(recoveryBound, func() bool { return during.ping(t, r.url) == http.StatusOK }) {
+			t.Errorf("the session initialized during the outage, on %s after NATS came back: %d, want 200", r.name, during.ping(t, r.url))
+		}
+	}
+	// The answer that got 503, posted again once NATS is back, reaches its
+	// call.
+	if status, text, err := during.answer(c.url, waitingID, "during"); err != nil || status != http.StatusAccepted {
+		t.Fatalf("the answer posted again on c after NATS came back: %d %s %v", status, text, err)
+	}
+	if got, err := result(waiting, waitingBR); err != nil || got != "hello during from r0" {
+		t.Fatalf("the call on a: %q %v", got, err)
+	}
+	w := workload{sessions: 4, calls: 5, parallel: 2}
+	if ok, failures := runSession(t, top.url, runtime.Version20251125, w); ok != int64(w.total()) {
+		t.Fatalf("after the outage: %d of %d calls completed; first failures: %v", ok, w.total(), failures)
 	}
 }
 
