@@ -37,15 +37,18 @@
 //
 // Both buckets are JetStream key-value buckets whose storage
 // Options.Storage chooses and whose copies Options.Replicas sets. Each
-// replica remembers the directory entries it wrote (the sessions it
-// initialized or served, until they expire; as many as the directory holds
-// of its own). After its connection comes back (nats.go reconnects by
-// itself, but by default gives up after 60 attempts: pass
-// nats.MaxReconnects(-1)), a replica creates or binds both buckets again
-// and writes every entry it remembers again, including those it could not
-// write while NATS was down; and a publish, lookup, end or claim that finds
-// a bucket gone ("no response from stream", stream not found) creates it
-// again and tries once more. So, when nats-server restarts:
+// replica remembers the directory entries it wrote or read (the sessions it
+// initialized or served, until they expire: at most what the directory
+// holds). A publish, lookup, end or claim that finds a bucket gone ("no
+// response from stream", stream not found) creates it again and tries once
+// more. After its connection comes back (nats.go reconnects by itself, but
+// by default gives up after 60 attempts: pass nats.MaxReconnects(-1)), and
+// whenever the directory was created again, a replica binds both buckets
+// again and writes back what the directory lacks: every entry it remembers
+// when the directory is a new one, else only those it could not write
+// while NATS was down (a directory NATS kept costs no writes); an entry
+// that expires later, written by another replica, is never replaced. So,
+// when nats-server restarts:
 //
 //   - with jetstream.FileStorage (the default: use it in production) the
 //     buckets come back from the server's store directory: no session and
@@ -175,12 +178,18 @@ type Cluster struct {
 
 	peer atomic.Pointer[peerBox]
 
-	// mine is what this replica published of each session that has not
-	// expired, to publish again when NATS comes back.
+	// mine is the directory entries this replica wrote or read, until they
+	// expire, to write back when NATS lost them.
 	mine mySessions
+	// syncedTo is the creation time of the directory's stream to which
+	// every entry of mine was written (see bound).
+	syncMu   sync.Mutex
+	syncedTo time.Time
 
-	// The watcher of the connection's status (see watch).
+	// The watcher of the connection's status and of the directory (see
+	// watch).
 	status    chan nats.Status
+	resync    chan struct{}
 	stop      context.CancelFunc
 	stopCtx   context.Context
 	watchDone chan struct{}
@@ -292,7 +301,10 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	c.stopCtx, c.stop = context.WithCancel(context.Background())
 	c.status = c.nc.StatusChanged(nats.CONNECTED)
+	c.resync = make(chan struct{}, 1)
 	c.watchDone = make(chan struct{})
+	c.syncedTo = kv.created // nothing remembered yet
+	kv.onBound = c.bound    // before any other goroutine can bind
 	go c.watch()
 	return c, nil
 }
@@ -336,8 +348,8 @@ func (c *Cluster) Publish(ctx context.Context, st cluster.SessionState) error {
 	if err != nil {
 		return fmt.Errorf("natscluster: encoding session %s: %w", st.ID, err)
 	}
-	// Kept even when the put fails: NATS coming back publishes it then.
-	c.mine.keep(st.ID, raw, st.ExpiresAt)
+	// Kept even when the put fails: NATS coming back writes it then.
+	seq := c.mine.keep(st.ID, raw, st.ExpiresAt, false)
 	if err := c.up(); err != nil {
 		return err
 	}
@@ -346,6 +358,7 @@ func (c *Cluster) Publish(ctx context.Context, st cluster.SessionState) error {
 	if _, err := retryGone(ctx, c.kv, func(kv jetstream.KeyValue) (uint64, error) { return kv.Put(ctx, st.ID, raw) }); err != nil {
 		return c.fault("publishing session "+st.ID, err)
 	}
+	c.mine.wrote(st.ID, seq)
 	return nil
 }
 
@@ -371,7 +384,7 @@ func (c *Cluster) Lookup(ctx context.Context, sessionID string) (cluster.Session
 		return st, fmt.Errorf("natscluster: session %s: bad directory entry: %w", sessionID, err)
 	}
 	if st.ID == sessionID && st.ExpiresAt.After(time.Now()) {
-		c.mine.keep(sessionID, e.Value(), st.ExpiresAt) // served here: written again after a restart
+		c.mine.keep(sessionID, e.Value(), st.ExpiresAt, true) // served here: written back if NATS loses it
 	}
 	return st, nil
 }

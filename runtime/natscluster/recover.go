@@ -14,17 +14,21 @@ import (
 
 // How a Cluster outlives a restart of NATS (see "NATS restarts" in the
 // package doc): its buckets are created again when they are gone, and the
-// sessions this replica published are published again.
+// directory entries this replica wrote or read are written back.
 
 // bucket is one key-value bucket, created or bound again when NATS lost it.
 type bucket struct {
 	js  jetstream.JetStream
 	cfg jetstream.KeyValueConfig
+	// onBound, when set, learns the creation time of the bucket's stream
+	// after each bind: a new one means the bucket was created again.
+	onBound func(created time.Time)
 
 	kv atomic.Pointer[jetstream.KeyValue] // set by bind
 
 	mu      sync.Mutex // held while binding: one caller binds at a time
 	boundAt time.Time
+	created time.Time // of the stream bound last
 }
 
 func newBucket(js jetstream.JetStream, opts Options, name string, ttl time.Duration) *bucket {
@@ -51,6 +55,14 @@ func (b *bucket) bind(ctx context.Context, since time.Time) error {
 	}
 	b.kv.Store(&kv)
 	b.boundAt = time.Now()
+	if st, err := kv.Status(ctx); err == nil {
+		if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok && bs.StreamInfo() != nil {
+			b.created = bs.StreamInfo().Created
+		}
+	}
+	if b.onBound != nil {
+		b.onBound(b.created)
+	}
 	return nil
 }
 
@@ -79,36 +91,40 @@ func bucketGone(err error) bool {
 		errors.Is(err, nats.ErrNoResponders)
 }
 
-// mySessions is what a replica published of each session, until the
-// session's expiry: the directory's entries that this replica wrote, to
-// write again after NATS lost them. It holds as many sessions as the
-// directory holds of this replica's, and drops expired ones as it grows.
+// mySessions is the directory entries a replica wrote or read, each until
+// its session's expiry, to write back into a directory NATS lost (and
+// those it could not write while NATS was down). It holds at most what the
+// directory holds, and drops expired entries as it grows.
 type mySessions struct {
 	mu      sync.Mutex
 	entries map[string]mySession
+	seq     uint64
 	sweepAt int // the size at which expired entries are dropped next
 }
 
 type mySession struct {
 	raw     []byte // the directory entry (JSON cluster.SessionState)
 	expires time.Time
+	seq     uint64 // which keep this is
+	written bool   // the directory has it (as far as this replica knows)
 }
 
 // minSweep is the smallest size at which mySessions drops expired entries.
 const minSweep = 64
 
 // keep remembers a session's entry, unless it remembers one that expires
-// later.
-func (m *mySessions) keep(id string, raw []byte, expires time.Time) {
+// later, and returns its sequence number for wrote.
+func (m *mySessions) keep(id string, raw []byte, expires time.Time, written bool) uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.entries == nil {
 		m.entries = map[string]mySession{}
 	}
 	if have, ok := m.entries[id]; ok && have.expires.After(expires) {
-		return
+		return 0
 	}
-	m.entries[id] = mySession{raw: raw, expires: expires}
+	m.seq++
+	m.entries[id] = mySession{raw: raw, expires: expires, seq: m.seq, written: written}
 	if len(m.entries) >= max(m.sweepAt, minSweep) {
 		now := time.Now()
 		for k, e := range m.entries {
@@ -118,6 +134,17 @@ func (m *mySessions) keep(id string, raw []byte, expires time.Time) {
 		}
 		m.sweepAt = 2 * len(m.entries) // amortized O(1) per keep
 	}
+	return m.seq
+}
+
+// wrote records that the entry kept as seq is in the directory.
+func (m *mySessions) wrote(id string, seq uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.entries[id]; ok && e.seq == seq {
+		e.written = true
+		m.entries[id] = e
+	}
 }
 
 func (m *mySessions) forget(id string) {
@@ -126,18 +153,19 @@ func (m *mySessions) forget(id string) {
 	delete(m.entries, id)
 }
 
-// live returns the ids of the sessions that have not expired, dropping the
-// others.
-func (m *mySessions) live() []string {
+// toWrite returns the ids of the sessions that have not expired (all, or
+// only those not written), dropping the expired ones.
+func (m *mySessions) toWrite(all bool) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
 	ids := make([]string, 0, len(m.entries))
 	for id, e := range m.entries {
-		if e.expires.After(now) {
-			ids = append(ids, id)
-		} else {
+		switch {
+		case !e.expires.After(now):
 			delete(m.entries, id)
+		case all || !e.written:
+			ids = append(ids, id)
 		}
 	}
 	return ids
@@ -154,11 +182,36 @@ func (m *mySessions) get(id string) (mySession, bool) {
 	return e, true
 }
 
-// watch recovers after every reconnection of the NATS connection, until
-// Close.
+// bound learns that the directory's stream was bound: when it is another
+// stream than the one every remembered entry was written to (NATS lost
+// the bucket and it was created again, here or by another replica),
+// the watcher writes them all back.
+func (c *Cluster) bound(created time.Time) {
+	c.syncMu.Lock()
+	lost := !created.Equal(c.syncedTo)
+	c.syncMu.Unlock()
+	if lost {
+		select {
+		case c.resync <- struct{}{}:
+		default: // one is pending
+		}
+	}
+}
+
+// watch recovers after every reconnection of the NATS connection, and
+// after the directory was found gone, until Close.
 func (c *Cluster) watch() {
 	defer close(c.watchDone)
-	for range c.status {
+	for {
+		select {
+		case _, ok := <-c.status:
+			if !ok {
+				return
+			}
+		case <-c.resync:
+		case <-c.stopCtx.Done():
+			return
+		}
 		c.recover()
 	}
 }
@@ -168,8 +221,9 @@ func (c *Cluster) watch() {
 const maxRecoverBackoff = 2 * time.Second
 
 // recover binds both buckets again (creating them when the server lost
-// them), retrying while the connection stays up, then publishes again every
-// session this replica published that has not expired.
+// them), retrying while the connection stays up, then writes back the
+// entries the directory lacks: all of them when its stream is not the one
+// they were written to, else those that could not be written.
 func (c *Cluster) recover() {
 	wait := 50 * time.Millisecond
 	for {
@@ -190,7 +244,13 @@ func (c *Cluster) recover() {
 		}
 		wait = min(2*wait, maxRecoverBackoff)
 	}
-	ids := c.mine.live()
+	c.kv.mu.Lock()
+	created := c.kv.created
+	c.kv.mu.Unlock()
+	c.syncMu.Lock()
+	all := !created.Equal(c.syncedTo)
+	c.syncMu.Unlock()
+	ids := c.mine.toWrite(all)
 	written := 0
 	for _, id := range ids {
 		e, ok := c.mine.get(id) // the latest, if it was refreshed meanwhile
@@ -201,20 +261,25 @@ func (c *Cluster) recover() {
 		wrote, err := c.restore(ctx, id, e)
 		cancel()
 		if err != nil {
-			c.log.Warn("natscluster: sessions not published again after reconnecting", "replica", c.opts.Replica, "written", written, "of", len(ids), "err", err)
-			return
+			c.log.Warn("natscluster: sessions not written back after reconnecting", "replica", c.opts.Replica, "written", written, "of", len(ids), "err", err)
+			return // the next reconnection or loss tries again
 		}
+		c.mine.wrote(id, e.seq)
 		if wrote {
 			written++
 		}
 	}
-	c.log.Info("natscluster: reconnected: buckets bound, sessions published again", "replica", c.opts.Replica, "remembered", len(ids), "written", written)
+	if all {
+		c.syncMu.Lock()
+		c.syncedTo = created
+		c.syncMu.Unlock()
+	}
+	c.log.Info("natscluster: buckets bound, sessions written back", "replica", c.opts.Replica, "bucket_recreated", all, "checked", len(ids), "written", written)
 }
 
 // restore writes a remembered entry back unless the directory has one that
 // expires as late or later (written by another replica, or kept on file):
-// a stale copy never replaces a fresher one, and a directory NATS kept
-// costs a read per session, not a write.
+// a stale copy never replaces a fresher one.
 func (c *Cluster) restore(ctx context.Context, id string, e mySession) (bool, error) {
 	kv := c.kv.handle()
 	_, err := kv.Create(ctx, id, e.raw)

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -357,5 +360,71 @@ func TestRestoreKeepsTheFreshestEntry(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if st, err := reader.Lookup(ctx, id); err != nil || !st.ExpiresAt.Equal(later) {
 		t.Fatalf("later: %v %v, want expiry %v", st.ExpiresAt, err, later)
+	}
+}
+
+// lockedBuffer is a log sink safe for the Cluster's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// After a reconnection a replica writes back what the directory lacks:
+// every session it remembers when NATS lost the bucket (memory storage),
+// and none when NATS kept it (file storage), so that a NATS restart does
+// not cost every replica a write per session. Options.Logger says so.
+func TestRecoveryWritesOnlyWhatTheDirectoryLacks(t *testing.T) {
+	for _, tc := range []struct {
+		storage jetstream.StorageType
+		want    string
+	}{
+		{jetstream.FileStorage, "bucket_recreated=false checked=0 written=0"},
+		{jetstream.MemoryStorage, "bucket_recreated=true checked=3 written=3"},
+	} {
+		t.Run(tc.storage.String(), func(t *testing.T) {
+			ns := startNATS(t)
+			nc, err := nats.Connect(ns.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			var logs lockedBuffer
+			cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: "a", Storage: tc.storage,
+				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			for i := range 3 {
+				st := cluster.SessionState{ID: fmt.Sprintf("%032x", i), ProtocolVersion: runtime.Version20251125, ExpiresAt: time.Now().Add(time.Hour)}
+				if err := cl.Publish(context.Background(), st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			restartServer(t, ns, []*nats.Conn{nc}, nil)
+			if !eventually(recoveryBound, func() bool { return strings.Contains(logs.String(), "sessions written back") }) {
+				t.Fatalf("no recovery logged within %v; logs:\n%s", recoveryBound, logs.String())
+			}
+			if !strings.Contains(logs.String(), tc.want) {
+				t.Errorf("recovery logged:\n%s\nwant %q", logs.String(), tc.want)
+			}
+			for i := range 3 {
+				if _, err := cl.Lookup(context.Background(), fmt.Sprintf("%032x", i)); err != nil {
+					t.Errorf("session %d after the restart: %v", i, err)
+				}
+			}
+		})
 	}
 }
