@@ -75,10 +75,10 @@
 // matching cluster.ErrUnavailable, and the server degrades as the runtime
 // package doc says ("Several replicas"): a client whose requests reach a
 // replica holding its session keeps working (a replica holds the sessions
-// it created and every session it has served before), a notification for a
-// session the replica cannot look up gets 202 (handled by no one), a
-// request gets 503 with Retry-After, and an answer that must be forwarded
-// gets 503 at once. An answer for a replica that stopped matches
+// it created and those it has served, until it evicts them or they idle
+// out), a notification for a session the replica cannot look up gets 202
+// (handled by no one), a request gets 503 with Retry-After, and an answer
+// that must be forwarded gets 503 at once. An answer for a replica that stopped matches
 // cluster.ErrReplicaUnreachable (502): only that replica's calls are lost,
 // and with it their streams. Everything comes back by itself with the
 // connection.
