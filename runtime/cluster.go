@@ -102,10 +102,16 @@ func (s *Server) refreshSession(ctx context.Context, sess *Session) {
 	s.publishSession(ctx, sess)
 }
 
+// clusterRetryAfter is the Retry-After, in seconds, of a 503 for a session
+// the directory could not be asked about (about a reconnection of NATS).
+const clusterRetryAfter = "2"
+
 // remoteSession finds a session this replica does not hold in the cluster's
-// directory and adopts a local view of it. It answers the HTTP error itself
-// when it returns false.
-func (s *Server) remoteSession(w http.ResponseWriter, r *http.Request, id string) (*Session, bool) {
+// directory and adopts a local view of it. When it returns true without a
+// session it has answered itself: 503 with Retry-After when the directory
+// cannot be asked, or 202 for a notification then (it has no reply to
+// fail, and it reaches no handler: no session here can take it).
+func (s *Server) remoteSession(w http.ResponseWriter, r *http.Request, id string, kind msgKind) (*Session, bool) {
 	if s.opts.Cluster == nil || !validSessionID(id) {
 		return nil, false
 	}
@@ -117,6 +123,11 @@ func (s *Server) remoteSession(w http.ResponseWriter, r *http.Request, id string
 		return nil, false
 	case err != nil:
 		s.log.Warn("session directory unavailable", "session", id, "err", err)
+		if kind == notificationMessage {
+			w.WriteHeader(http.StatusAccepted)
+			return nil, true
+		}
+		w.Header().Set("Retry-After", clusterRetryAfter)
 		httpError(w, http.StatusServiceUnavailable, CodeInternalError, "session directory unavailable: "+err.Error())
 		return nil, true
 	case st.ID != id || !st.ExpiresAt.After(time.Now()):

@@ -173,7 +173,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.finish(sk, rep)
 		return
 	}
-	sess, ok := s.sessionFor(w, r)
+	sess, ok := s.sessionForMessage(w, r, kind)
 	if !ok {
 		return
 	}
@@ -257,6 +257,12 @@ func trimSpace(b []byte) []byte {
 // session header is required (400), must name a live session (404), and a
 // protocol version header must be one this server speaks (400).
 func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, bool) {
+	return s.sessionForMessage(w, r, requestMessage)
+}
+
+// sessionForMessage is sessionFor for a message of the given kind (see
+// remoteSession).
+func (s *Server) sessionForMessage(w http.ResponseWriter, r *http.Request, kind msgKind) (*Session, bool) {
 	id := r.Header.Get(HeaderSessionID)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "missing "+HeaderSessionID+" header: send initialize first")
@@ -265,7 +271,7 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 	sess, ok := s.session(id)
 	if !ok {
 		var answered bool
-		if sess, answered = s.remoteSession(w, r, id); answered && sess == nil {
+		if sess, answered = s.remoteSession(w, r, id, kind); answered && sess == nil {
 			return nil, false // the directory could not be asked: answered
 		}
 		ok = sess != nil

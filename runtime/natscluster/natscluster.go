@@ -3,7 +3,7 @@
 // sessions (initialize, Mcp-Session-Id) of 2025-03-26 to 2025-11-25 as if
 // they were one process.
 //
-//	nc, err := nats.Connect(natsURL)
+//	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1)) // reconnect for ever
 //	...
 //	cl, err := natscluster.New(ctx, natscluster.Options{Conn: nc, Replica: "web-1"})
 //	...
@@ -16,7 +16,7 @@
 //
 // What travels where:
 //
-//	sessions   JetStream key-value bucket Bucket (memory storage), one entry
+//	sessions   JetStream key-value bucket Bucket (see "NATS restarts"), one entry
 //	           per session (JSON cluster.SessionState), expiring SessionTTL
 //	           after its last refresh
 //	answers    request/reply on PREFIX.answer.REPLICA: the replica that
@@ -24,7 +24,7 @@
 //	           replica named in the request id, which replies "ok" or
 //	           "not-pending"
 //	ends       PREFIX.end carries the id of a session deleted anywhere
-//	claims     JetStream key-value bucket ClaimBucket (memory storage), one
+//	claims     JetStream key-value bucket ClaimBucket (the same storage), one
 //	           entry per call runtime.ClaimCall claimed (its nonce, in hex),
 //	           created once (a second Create of the key fails: the replay),
 //	           expiring ClaimTTL after it was made
@@ -33,13 +33,55 @@
 //	           session, request key, sender; the reason is the payload);
 //	           every replica but the sender cancels the call if it runs it
 //
-// Faults. When NATS is unreachable every cluster operation fails fast with
-// an error matching cluster.ErrUnavailable (the server answers 503
-// for a session it must look up or an answer it must forward) while a
-// client whose requests reach the replica holding its session keeps
-// working. An answer for a replica that stopped matches
-// cluster.ErrReplicaUnreachable (502): only that replica's calls are
-// lost, and with it their streams.
+// # NATS restarts
+//
+// Both buckets are JetStream key-value buckets whose storage
+// Options.Storage chooses and whose copies Options.Replicas sets. Each
+// replica remembers the directory entries it wrote or read (the sessions it
+// initialized or served, until they expire: at most what the directory
+// holds). A publish, lookup, end or claim that finds a bucket gone ("no
+// response from stream", stream not found) creates it again and tries once
+// more. After its connection comes back (nats.go reconnects by itself, but
+// by default gives up after 60 attempts: pass nats.MaxReconnects(-1)), and
+// whenever the directory was created again, a replica binds both buckets
+// again and writes back what the directory lacks: every entry it remembers
+// when the directory is a new one, else only those it could not write
+// while NATS was down (a directory NATS kept costs no writes); an entry
+// that expires later, written by another replica, is never replaced. So,
+// when nats-server restarts:
+//
+//   - with jetstream.FileStorage (the default: use it in production) the
+//     buckets come back from the server's store directory: no session and
+//     no claim is lost;
+//   - with jetstream.MemoryStorage the buckets come back empty. New
+//     sessions work again as soon as the replicas have reconnected, without
+//     restarting any of them, and every session a running replica
+//     initialized or served comes back with that replica's reconnection.
+//     Lost are the sessions no running replica has initialized or served
+//     (their replicas stopped before NATS came back): a lookup of them
+//     answers 404, and their clients initialize again, as the spec tells
+//     them to; and every claim of runtime.ClaimCall: a requestState whose
+//     call was claimed before the restart is accepted once more after it,
+//     until its RequestStateTTL. Until a replica has written its entries
+//     again, another replica may answer 404 for its sessions.
+//
+// Recommended production settings: a NATS cluster of three servers with
+// JetStream, Storage jetstream.FileStorage (the default), Replicas 3; a
+// nats.Conn with nats.MaxReconnects(-1) and a short nats.ReconnectWait.
+//
+// # Faults
+//
+// When NATS is unreachable every cluster operation fails fast with an error
+// matching cluster.ErrUnavailable, and the server degrades as the runtime
+// package doc says ("Several replicas"): a client whose requests reach a
+// replica holding its session keeps working (a replica holds the sessions
+// it created and those it has served, until it evicts them or they idle
+// out), a notification for a session the replica cannot look up gets 202
+// (handled by no one), a request gets 503 with Retry-After, and an answer
+// that must be forwarded gets 503 at once. An answer for a replica that stopped matches
+// cluster.ErrReplicaUnreachable (502): only that replica's calls are lost,
+// and with it their streams. Everything comes back by itself with the
+// connection.
 package natscluster
 
 import (
@@ -47,7 +89,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/go-elicit/elicit/runtime/cluster"
+	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,6 +99,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/cluster"
 )
 
 // Defaults of Options.
@@ -102,6 +146,22 @@ type Options struct {
 	// call opens any more either.
 	ClaimBucket string
 	ClaimTTL    time.Duration
+	// Storage is where the NATS servers keep both buckets:
+	// jetstream.FileStorage (the zero value, the default: use it in
+	// production; a restart of nats-server loses nothing) or
+	// jetstream.MemoryStorage (faster, and a restart empties the buckets:
+	// see "NATS restarts" in the package doc for what is lost). Every replica
+	// must say the same; a bucket that exists with another storage makes New
+	// fail (delete the bucket to change it).
+	Storage jetstream.StorageType
+	// Replicas is how many JetStream servers keep a copy of each bucket
+	// (default 1; at most 5, and at most the servers of the NATS cluster):
+	// 3 rides out the loss of one server of a NATS cluster.
+	Replicas int
+	// Logger receives what the Cluster does by itself: creating the buckets
+	// again and publishing the sessions again after NATS came back, and what
+	// failed there; nil means silent.
+	Logger *slog.Logger
 }
 
 // Cluster is a cluster.Cluster on a NATS connection. Its methods are safe
@@ -109,13 +169,30 @@ type Options struct {
 type Cluster struct {
 	opts       Options
 	nc         *nats.Conn
-	kv         jetstream.KeyValue
-	claims     jetstream.KeyValue
+	log        *slog.Logger
+	kv         *bucket // the session directory
+	claims     *bucket
 	answerSubj string
 	endSubj    string
 	cancelSubj string
 
 	peer atomic.Pointer[peerBox]
+
+	// mine is the directory entries this replica wrote or read, until they
+	// expire, to write back when NATS lost them.
+	mine mySessions
+	// syncedTo is the creation time of the directory's stream to which
+	// every entry of mine was written (see bound).
+	syncMu   sync.Mutex
+	syncedTo time.Time
+
+	// The watcher of the connection's status and of the directory (see
+	// watch).
+	status    chan nats.Status
+	resync    chan struct{}
+	stop      context.CancelFunc
+	stopCtx   context.Context
+	watchDone chan struct{}
 
 	mu     sync.Mutex
 	subs   []*nats.Subscription
@@ -160,6 +237,19 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.ClaimTTL <= 0 {
 		opts.ClaimTTL = runtime.DefaultRequestStateTTL
 	}
+	if opts.Storage != jetstream.FileStorage && opts.Storage != jetstream.MemoryStorage {
+		return nil, fmt.Errorf("%w: Storage %d: use jetstream.FileStorage or jetstream.MemoryStorage", ErrInvalidOptions, opts.Storage)
+	}
+	if opts.Replicas == 0 {
+		opts.Replicas = 1
+	}
+	if opts.Replicas < 1 || opts.Replicas > 5 {
+		return nil, fmt.Errorf("%w: Replicas %d: use 1 to 5", ErrInvalidOptions, opts.Replicas)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	if !opts.Conn.IsConnected() {
 		return nil, fmt.Errorf("%w: nats connection is %s", cluster.ErrUnavailable, opts.Conn.Status())
 	}
@@ -169,17 +259,18 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
 	}
-	kv, err := memoryBucket(ctx, js, opts.Bucket, opts.SessionTTL)
-	if err != nil {
+	kv := newBucket(js, opts, opts.Bucket, opts.SessionTTL)
+	if err := kv.bind(ctx, time.Time{}); err != nil {
 		return nil, fmt.Errorf("natscluster: session bucket %q: %w", opts.Bucket, err)
 	}
-	claims, err := memoryBucket(ctx, js, opts.ClaimBucket, opts.ClaimTTL)
-	if err != nil {
+	claims := newBucket(js, opts, opts.ClaimBucket, opts.ClaimTTL)
+	if err := claims.bind(ctx, time.Time{}); err != nil {
 		return nil, fmt.Errorf("natscluster: claim bucket %q: %w", opts.ClaimBucket, err)
 	}
 	c := &Cluster{
 		opts:       opts,
 		nc:         opts.Conn,
+		log:        logger,
 		kv:         kv,
 		claims:     claims,
 		answerSubj: opts.Prefix + ".answer." + opts.Replica,
@@ -208,21 +299,22 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		_ = c.Close()
 		return nil, fmt.Errorf("natscluster: %w", err)
 	}
+	c.stopCtx, c.stop = context.WithCancel(context.Background())
+	c.status = c.nc.StatusChanged(nats.CONNECTED)
+	c.resync = make(chan struct{}, 1)
+	c.watchDone = make(chan struct{})
+	c.syncedTo = kv.created // nothing remembered yet
+	kv.onBound = c.bound    // before any other goroutine can bind
+	go c.watch()
 	return c, nil
 }
 
-// memoryBucket creates (or binds) a key-value bucket in memory whose
-// entries live ttl, one value per key.
-func memoryBucket(ctx context.Context, js jetstream.JetStream, name string, ttl time.Duration) (jetstream.KeyValue, error) {
-	return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, History: 1, TTL: ttl, Storage: jetstream.MemoryStorage})
-}
-
-// Close leaves the cluster: this replica gets no more answers or ends. The
-// NATS connection stays open.
+// Close leaves the cluster: this replica gets no more answers or ends, and
+// stops watching the connection. The NATS connection stays open.
 func (c *Cluster) Close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		return nil
 	}
 	c.closed = true
@@ -231,6 +323,12 @@ func (c *Cluster) Close() error {
 		if err := s.Unsubscribe(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 			errs = append(errs, err)
 		}
+	}
+	c.mu.Unlock()
+	if c.watchDone != nil {
+		c.stop()
+		c.nc.RemoveStatusListener(c.status) // closes it: watch returns
+		<-c.watchDone
 	}
 	return errors.Join(errs...)
 }
@@ -246,18 +344,21 @@ func (c *Cluster) Publish(ctx context.Context, st cluster.SessionState) error {
 	if !validKey(st.ID) {
 		return fmt.Errorf("natscluster: publish: invalid session id %q", st.ID)
 	}
-	if err := c.up(); err != nil {
-		return err
-	}
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("natscluster: encoding session %s: %w", st.ID, err)
 	}
+	// Kept even when the put fails: NATS coming back writes it then.
+	seq := c.mine.keep(st.ID, raw, st.ExpiresAt, false)
+	if err := c.up(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
-	if _, err := c.kv.Put(ctx, st.ID, raw); err != nil {
+	if _, err := retryGone(ctx, c.kv, func(kv jetstream.KeyValue) (uint64, error) { return kv.Put(ctx, st.ID, raw) }); err != nil {
 		return c.fault("publishing session "+st.ID, err)
 	}
+	c.mine.wrote(st.ID, seq)
 	return nil
 }
 
@@ -272,7 +373,7 @@ func (c *Cluster) Lookup(ctx context.Context, sessionID string) (cluster.Session
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
-	e, err := c.kv.Get(ctx, sessionID)
+	e, err := retryGone(ctx, c.kv, func(kv jetstream.KeyValue) (jetstream.KeyValueEntry, error) { return kv.Get(ctx, sessionID) })
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound), errors.Is(err, jetstream.ErrKeyDeleted):
 		return st, cluster.ErrSessionNotFound
@@ -281,6 +382,9 @@ func (c *Cluster) Lookup(ctx context.Context, sessionID string) (cluster.Session
 	}
 	if err := json.Unmarshal(e.Value(), &st); err != nil {
 		return st, fmt.Errorf("natscluster: session %s: bad directory entry: %w", sessionID, err)
+	}
+	if st.ID == sessionID && st.ExpiresAt.After(time.Now()) {
+		c.mine.keep(sessionID, e.Value(), st.ExpiresAt, true) // served here: written back if NATS loses it
 	}
 	return st, nil
 }
@@ -322,13 +426,14 @@ func (c *Cluster) End(ctx context.Context, sessionID string) error {
 	if !validKey(sessionID) {
 		return fmt.Errorf("natscluster: end: invalid session id %q", sessionID)
 	}
+	c.mine.forget(sessionID) // even when NATS is down: never publish it again
 	if err := c.up(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
 	// Forget it first, so no replica adopts it again after the broadcast.
-	if err := c.kv.Delete(ctx, sessionID); err != nil {
+	if _, err := retryGone(ctx, c.kv, func(kv jetstream.KeyValue) (struct{}, error) { return struct{}{}, kv.Delete(ctx, sessionID) }); err != nil {
 		return c.fault("deleting session "+sessionID, err)
 	}
 	if err := c.nc.Publish(c.endSubj, []byte(sessionID)); err != nil {
@@ -387,13 +492,12 @@ func (c *Cluster) onAnswer(m *nats.Msg) {
 
 // onEnd receives the end of a session deleted anywhere (here too).
 func (c *Cluster) onEnd(m *nats.Msg) {
+	c.mine.forget(string(m.Data))
 	if b := c.peer.Load(); b != nil {
 		b.p.EndSession(string(m.Data))
 	}
 }
 
-// up fails fast when the connection is down: a request would only wait
-// for its timeout while the client waits on the HTTP reply.
 // Claim implements cluster.Claimer: it creates key in the claim
 // bucket, which fails for a key that exists (claimed by any replica, and
 // not yet expired). Claims live ClaimTTL, whatever expires says.
@@ -406,7 +510,7 @@ func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (boo
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
 	defer cancel()
-	_, err := c.claims.Create(ctx, key, []byte(c.opts.Replica))
+	_, err := retryGone(ctx, c.claims, func(kv jetstream.KeyValue) (uint64, error) { return kv.Create(ctx, key, []byte(c.opts.Replica)) })
 	switch {
 	case err == nil:
 		return true, nil
@@ -416,6 +520,8 @@ func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (boo
 	return false, c.fault("claim", err)
 }
 
+// up fails fast when the connection is down: a request would only wait
+// for its timeout while the client waits on the HTTP reply.
 func (c *Cluster) up() error {
 	if st := c.nc.Status(); st != nats.CONNECTED {
 		return fmt.Errorf("%w: nats connection is %s", cluster.ErrUnavailable, st)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/natscluster"
@@ -35,11 +36,18 @@ import (
 // startNATS runs a JetStream-enabled NATS server on a random loopback port.
 func startNATS(tb testing.TB) *server.Server {
 	tb.Helper()
+	return startNATSAt(tb, -1, tb.TempDir())
+}
+
+// startNATSAt runs a JetStream-enabled NATS server on a loopback port (-1:
+// any) keeping its JetStream files in storeDir.
+func startNATSAt(tb testing.TB, port int, storeDir string) *server.Server {
+	tb.Helper()
 	ns, err := server.NewServer(&server.Options{
 		Host:      "127.0.0.1",
-		Port:      -1,
+		Port:      port,
 		JetStream: true,
-		StoreDir:  tb.TempDir(),
+		StoreDir:  storeDir,
 		NoLog:     true,
 		NoSigs:    true,
 	})
@@ -93,15 +101,22 @@ type topology struct {
 	proxy    *httptest.Server
 	url      string // the proxy's MCP endpoint
 	keys     [][]byte
+	storage  jetstream.StorageType // of the replicas' buckets
 }
 
 // newTopology starts n replicas, clustered through ns unless ns is nil,
 // sharing one RequestStateKeys key, behind a round-robin proxy.
 func newTopology(tb testing.TB, ns *server.Server, n int) *topology {
 	tb.Helper()
+	return newTopologyStorage(tb, ns, n, jetstream.FileStorage)
+}
+
+// newTopologyStorage is newTopology with the buckets in storage.
+func newTopologyStorage(tb testing.TB, ns *server.Server, n int, storage jetstream.StorageType) *topology {
+	tb.Helper()
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	top := &topology{tb: tb, ns: ns, keys: [][]byte{key}}
+	top := &topology{tb: tb, ns: ns, keys: [][]byte{key}, storage: storage}
 	for i := range n {
 		top.replicas = append(top.replicas, top.startReplica(fmt.Sprintf("r%d", i)))
 	}
@@ -141,7 +156,7 @@ func (top *topology) startReplica(name string) *replica {
 		if err != nil {
 			tb.Fatalf("nats connect: %v", err)
 		}
-		cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name, SessionTTL: time.Minute,
+		cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name, SessionTTL: time.Minute, Storage: top.storage, Logger: opts.Logger,
 			// Correctness, not latency, is tested here: a loaded CI machine
 			// under -race must not turn a slow NATS round trip into a loss.
 			RequestTimeout: 10 * time.Second})

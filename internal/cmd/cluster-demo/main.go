@@ -5,7 +5,10 @@
 // legacy era (every answer POST may land on another replica than the call
 // it answers: the cluster forwards it) and in 2026-07-28 (the retry may land
 // anywhere: the shared RequestStateKeys open it), prints the transcripts
-// and how many answers crossed replicas, and stops everything.
+// and how many answers crossed replicas; then it restarts the NATS server
+// (same port, same store directory: the session directory is kept on file,
+// natscluster's default) and runs the legacy script once more, with the
+// replicas untouched; and stops everything.
 //
 //	go run ./internal/cmd/cluster-demo -mcptest bin/mcptest
 //
@@ -76,28 +79,32 @@ func run(mcptest string, n int, serve bool) error {
 	if n < 1 {
 		return errors.New("-replicas must be at least 1")
 	}
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: mustTemp(), NoLog: true, NoSigs: true})
+	natsOpts := &server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: mustTemp(), NoLog: true, NoSigs: true}
+	defer os.RemoveAll(natsOpts.StoreDir)
+	ns, err := startNATS(natsOpts)
 	if err != nil {
-		return fmt.Errorf("nats server: %w", err)
+		return err
 	}
-	ns.Start()
-	defer func() { ns.Shutdown(); _ = os.RemoveAll(ns.StoreDir()) }()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		return errors.New("nats server not ready within 10s")
-	}
+	defer func() { ns.Shutdown() }() // the server running at the end
+	// A restart keeps the port.
+	natsOpts.Port = ns.Addr().(*net.TCPAddr).Port
 	fmt.Printf("NATS (JetStream) at %s\n", ns.ClientURL())
 
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	var backends []*url.URL
+	var (
+		backends []*url.URL
+		conns    []*nats.Conn
+	)
 	for i := range n {
 		name := fmt.Sprintf("replica-%d", i+1)
-		u, stop, err := startReplica(ns.ClientURL(), name, [][]byte{key})
+		u, nc, stop, err := startReplica(ns.ClientURL(), name, [][]byte{key})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		defer stop()
 		backends = append(backends, u)
+		conns = append(conns, nc)
 		fmt.Printf("%s at %s/mcp\n", name, u)
 	}
 	proxyURL, stopProxy, err := startProxy(backends)
@@ -115,7 +122,18 @@ func run(mcptest string, n int, serve bool) error {
 		<-ctx.Done()
 		return nil
 	}
-	for _, protocol := range []string{runtime.Version20251125, runtime.Version20260728} {
+	for i, protocol := range []string{runtime.Version20251125, runtime.Version20260728, runtime.Version20251125} {
+		if i == 2 {
+			fmt.Printf("\n=== restarting NATS (same port, same store directory); the replicas keep running\n")
+			ns.Shutdown()
+			ns.WaitForShutdown()
+			if ns, err = startNATS(natsOpts); err != nil {
+				return err
+			}
+			if err := waitConnected(conns); err != nil {
+				return err
+			}
+		}
 		fmt.Printf("\n=== mcptest --protocol %s --elicit through the proxy\n--- script\n%s--- output\n", protocol, script)
 		before := forwarded.Load()
 		cmd := exec.Command(mcptest, "--url", endpoint, "--protocol", protocol, "--elicit", "--timeout", "30s")
@@ -135,8 +153,36 @@ func run(mcptest string, n int, serve bool) error {
 		}
 		fmt.Printf("--- answers forwarded between replicas: %d\n", forwarded.Load()-before)
 	}
-	fmt.Println("\nevery call completed through the proxy")
+	fmt.Println("\nevery call completed through the proxy, before and after the NATS restart")
 	return nil
+}
+
+// waitConnected waits until every connection is back, up to 10s.
+func waitConnected(conns []*nats.Conn) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for _, nc := range conns {
+		for !nc.IsConnected() {
+			if time.Now().After(deadline) {
+				return errors.New("a replica did not reconnect to NATS within 10s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// startNATS starts a NATS server with opts.
+func startNATS(opts *server.Options) (*server.Server, error) {
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("nats server: %w", err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, errors.New("nats server not ready within 10s")
+	}
+	return ns, nil
 }
 
 func mustTemp() string {
@@ -148,15 +194,16 @@ func mustTemp() string {
 }
 
 // startReplica serves one clustered runtime.Server on a loopback port.
-func startReplica(natsURL, name string, keys [][]byte) (*url.URL, func(), error) {
-	nc, err := nats.Connect(natsURL, nats.Name(name))
+func startReplica(natsURL, name string, keys [][]byte) (*url.URL, *nats.Conn, func(), error) {
+	// Reconnect for ever, and soon: a NATS restart must not end the replica.
+	nc, err := nats.Connect(natsURL, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name})
 	if err != nil {
 		nc.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	srv := runtime.NewServer(runtime.Options{Name: "cluster-demo", Version: "1", Cluster: countingCluster{cl}, RequestStateKeys: keys})
 	srv.AddTool(runtime.Tool{Name: "ze_execute", Description: "Run a command (asks for it when missing)"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
@@ -184,7 +231,7 @@ func startReplica(natsURL, name string, keys [][]byte) (*url.URL, func(), error)
 	if err != nil {
 		_ = cl.Close()
 		nc.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", srv)
@@ -198,7 +245,7 @@ func startReplica(natsURL, name string, keys [][]byte) (*url.URL, func(), error)
 		_ = cl.Close()
 		nc.Close()
 	}
-	return &url.URL{Scheme: "http", Host: ln.Addr().String()}, stop, nil
+	return &url.URL{Scheme: "http", Host: ln.Addr().String()}, nc, stop, nil
 }
 
 func argCommand(raw []byte) string {
