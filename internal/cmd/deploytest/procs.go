@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -33,7 +35,7 @@ func start(dir, name string, wantLine bool, argv ...string) (*proc, string, erro
 		return nil, "", err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Stdout = logf
 	var stderr io.ReadCloser
 	if wantLine {

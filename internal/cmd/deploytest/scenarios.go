@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -18,6 +20,7 @@ type outcome struct {
 	took     time.Duration
 	upstream string // the replica that served its tools/call (nginx's header)
 	waited   bool   // it failed only when the client's timeout ran out
+	begun    time.Time
 }
 
 // scenario is one measured load, with its fault.
@@ -42,10 +45,13 @@ type row struct {
 	calls, completed   int
 	lostOnVictim       int // lost calls whose handler was on the killed replica
 	waited             int
-	p50                time.Duration
-	victim             string
-	firstErr           string
-	target             string
+	// after and afterOK count the calls begun once the fault was over
+	// (the process killed, NATS up again), and those of them completed.
+	after, afterOK int
+	p50            time.Duration
+	victim         string
+	firstErr       string
+	target         string
 }
 
 func (r row) lost() int { return r.calls - r.completed }
@@ -86,7 +92,7 @@ func (s scenario) run(ctx context.Context, t *topology, protocol string) (row, e
 				if err == nil {
 					err = c.call(callCtx)
 				}
-				o := outcome{err: err, took: time.Since(begin), upstream: rec.take()}
+				o := outcome{err: err, took: time.Since(begin), upstream: rec.take(), begun: begin}
 				o.waited = err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded)
 				cancel()
 				mu.Lock()
@@ -106,10 +112,12 @@ func (s scenario) run(ctx context.Context, t *topology, protocol string) (row, e
 	}
 	var victim string
 	var faultErr error
+	var faultOver time.Time
 	if s.fault != nil {
 		select {
 		case <-time.After(cfg.faultAt):
 			victim, faultErr = s.fault(t)
+			faultOver = time.Now()
 		case <-ctx.Done():
 		}
 	}
@@ -130,6 +138,12 @@ func (s scenario) run(ctx context.Context, t *topology, protocol string) (row, e
 		}
 		if o.waited {
 			r.waited++
+		}
+		if !faultOver.IsZero() && o.begun.After(faultOver) {
+			r.after++
+			if o.err == nil {
+				r.afterOK++
+			}
 		}
 		if o.err != nil && r.firstErr == "" {
 			r.firstErr = o.err.Error()
@@ -217,8 +231,8 @@ func join(a, b string) string {
 // printTable writes the table, and the latency of nginx + replicas against
 // one replica direct.
 func printTable(w io.Writer, rows []row, replicas int) {
-	cols := []string{"scenario", "protocol", "calls", "completed", "lost", "lost on victim", "waited timeout", "p50"}
-	widths := []int{40, 10, 5, 9, 4, 14, 14, 10}
+	cols := []string{"scenario", "protocol", "calls", "completed", "lost", "lost on victim", "waited timeout", "after fault", "p50"}
+	widths := []int{40, 10, 5, 9, 4, 14, 14, 11, 10}
 	line := func(cells ...string) {
 		for i, c := range cells {
 			if i < 2 {
@@ -244,7 +258,11 @@ func printTable(w io.Writer, rows []row, replicas int) {
 		if r.completed > 0 {
 			p50text = ms(r.p50)
 		}
-		line(r.scenario, r.protocol, fmt.Sprint(r.calls), fmt.Sprint(r.completed), fmt.Sprint(r.lost()), onVictim, fmt.Sprint(r.waited), p50text)
+		after := "-"
+		if r.after > 0 {
+			after = fmt.Sprintf("%d/%d", r.afterOK, r.after)
+		}
+		line(r.scenario, r.protocol, fmt.Sprint(r.calls), fmt.Sprint(r.completed), fmt.Sprint(r.lost()), onVictim, fmt.Sprint(r.waited), after, p50text)
 		p50[r.scenario+"/"+r.protocol] = r.p50
 	}
 	for _, p := range protocols {
