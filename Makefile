@@ -127,7 +127,8 @@ demo-cluster:
 # connection. It prints the table of lost calls and fails on a missed
 # target. Under CI=true it installs nginx-light with apt-get when nginx is
 # missing (as chromium does); elsewhere it skips without nginx, saying why.
-# DEPLOYFLAGS=-keep keeps the run's directory (configurations and logs).
+# DEPLOYFLAGS=-keep keeps the run's directory (configurations and logs);
+# DEPLOYFLAGS='-replica-flags="-v"' gives every ze process more flags.
 .PHONY: deploy-test
 deploy-test:
 	@if [ "$$CI" = true ] && ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \

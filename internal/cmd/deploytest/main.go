@@ -44,6 +44,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -58,6 +59,7 @@ type config struct {
 	readTimeout              time.Duration
 	shortReadTimeout         time.Duration
 	natsDown, deadline       time.Duration
+	replicaFlags             []string
 	check, keep              bool
 }
 
@@ -86,11 +88,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.shortReadTimeout, "short-proxy-read-timeout", 2*time.Second, "the proxy_read_timeout below -long-think")
 	fs.DurationVar(&cfg.natsDown, "nats-down", 2*time.Second, "how long NATS stays stopped")
 	fs.DurationVar(&cfg.deadline, "deadline", 5*time.Minute, "the whole run ends within this")
+	replicaFlags := fs.String("replica-flags", "", "more flags for every ze process, space-separated (for example options that later runtime work adds)")
 	fs.BoolVar(&cfg.check, "check", true, "exit 1 when a target of issue 27 is missed")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the run's directory (configurations and logs)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	cfg.replicaFlags = strings.Fields(*replicaFlags)
 	if cfg.replicas < 2 || cfg.workers < 1 || cfg.calls < 1 || cfg.faultAt >= cfg.loadFor || cfg.shortReadTimeout >= cfg.longThink || cfg.longThink >= cfg.clientTimeout {
 		fmt.Fprintln(stderr, "deploytest: need -replicas ≥ 2, -workers and -calls ≥ 1, -fault-at < -load-for, -short-proxy-read-timeout < -long-think < -client-timeout")
 		return 2
@@ -156,6 +160,11 @@ func deploy(ctx context.Context, cfg config, log io.Writer) (rows []row, err err
 		fmt.Fprintf(log, "the run's directory (configurations, logs): %s\n", dir)
 	} else {
 		defer os.RemoveAll(dir)
+		defer func() {
+			if err != nil {
+				err = fmt.Errorf("%w (-keep keeps the run's directory and its logs)", err)
+			}
+		}()
 	}
 	t := &topology{cfg: cfg, dir: dir}
 	defer t.down()

@@ -71,6 +71,7 @@ func (t *topology) startReplica(r *replica, clustered bool) error {
 	if clustered {
 		args = append(args, "-nats", t.natsURL(), "-replica", r.name)
 	}
+	args = append(args, t.cfg.replicaFlags...)
 	p, line, err := start(t.dir, r.name, true, args...)
 	if err != nil {
 		return err
