@@ -117,6 +117,28 @@ demo-cluster:
 	$(GO) build -o $(BIN)/ ./cmd/mcptest
 	$(GO) run ./internal/cmd/cluster-demo -mcptest $(BIN)/mcptest
 
+# deploy-test runs internal/cmd/deploytest, issue 27's deployment test with
+# real parts on loopback (about a minute): the real nats-server (built here
+# at the version runtime/natscluster/go.mod requires), three examples/ze
+# replicas clustered on it, Debian's nginx round-robin in front (the
+# location block docs/deploy.md shows), go-sdk (2025-11-25) and mcptest's
+# client (2026-07-28); a healthy load, a replica killed with kill -9, NATS
+# restarted, a proxy read timeout shorter than the person and a dropped
+# connection. It prints the table of lost calls and fails on a missed
+# target. Under CI=true it installs nginx-light with apt-get when nginx is
+# missing (as chromium does); elsewhere it skips without nginx, saying why.
+# DEPLOYFLAGS=-keep keeps the run's directory (configurations and logs);
+# DEPLOYFLAGS='-replica-flags="-v"' gives every ze process more flags.
+.PHONY: deploy-test
+deploy-test:
+	@if [ "$$CI" = true ] && ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then \
+		echo "installing nginx-light for the deployment test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light; \
+	fi
+	$(GO) build -o $(BIN)/ ./examples/ze
+	cd runtime/natscluster && GOWORK=off $(GO) build -o ../../$(BIN)/nats-server github.com/nats-io/nats-server/v2
+	$(GO) run ./internal/cmd/deploytest -ze $(BIN)/ze -nats-server $(BIN)/nats-server $(DEPLOYFLAGS)
+
 # conformance runs the official MCP conformance suite, 0.1.16 and
 # 0.2.0-alpha.12, against internal/cmd/conformance/fixture; every failure must be listed,
 # with its reason, in internal/cmd/conformance/baseline.txt. Node 22 and both

@@ -4,7 +4,9 @@ go 1.26.0
 
 require (
 	github.com/go-elicit/elicit v0.0.0-00010101000000-000000000000
+	github.com/go-elicit/elicit/runtime/natscluster v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/nats-io/nats.go v1.56.0
 	go.uber.org/goleak v1.3.0
 )
 
@@ -18,7 +20,10 @@ require (
 	github.com/go-playground/validator/v10 v10.30.6 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/invopop/jsonschema v0.14.0 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/leodido/go-urn v1.5.0 // indirect
+	github.com/nats-io/nkeys v0.4.17 // indirect
+	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -37,5 +42,7 @@ require (
 // Nothing is published yet: every module of this repository is taken from
 // its directory (go.work does the same when it is used; see docs/modules.md).
 replace github.com/go-elicit/elicit => ../..
+
+replace github.com/go-elicit/elicit/runtime/natscluster => ../../runtime/natscluster
 
 tool github.com/go-elicit/elicit/cmd/elicitgen

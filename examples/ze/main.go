@@ -14,14 +14,35 @@
 //
 // Flags:
 //
-//	-addr            listen address (default 127.0.0.1:8080)
-//	-read-timeout    http.Server ReadTimeout: reading a request, body included (default 30s)
-//	-write-timeout   http.Server WriteTimeout: writing a reply or a stream event (default 30s)
-//	-idle-timeout    http.Server IdleTimeout: closing an idle keep-alive connection (default 60s)
-//	-session-idle    idle session expiry (default 30m)
-//	-elicit-timeout  how long to wait for an answer (default 10m)
-//	-stdio           serve MCP over stdin/stdout instead of HTTP (logs go to stderr)
-//	-v               log to standard error
+//	-addr                listen address (default 127.0.0.1:8080)
+//	-read-timeout        http.Server ReadTimeout: reading a request, body included (default 30s)
+//	-write-timeout       http.Server WriteTimeout: writing a reply or a stream event (default 30s)
+//	-idle-timeout        http.Server IdleTimeout: closing an idle keep-alive connection (default 60s)
+//	-session-idle        idle session expiry (default 30m)
+//	-elicit-timeout      how long to wait for an answer (default 10m)
+//	-nats                NATS URL: cluster the sessions with the other replicas (runtime/natscluster)
+//	-replica             this replica's id, unique among the replicas (required with -nats)
+//	-request-state-keys  file of the requestState keys every replica shares (required with -nats)
+//	-allowed-hosts       comma-separated extra Host names a loopback listener accepts
+//	-allowed-origins     comma-separated Origin values browsers may call from ("*": any)
+//	-stdio               serve MCP over stdin/stdout instead of HTTP (logs go to stderr)
+//	-v                   log to standard error
+//
+// Every flag can also be set from the environment, as ZE_ and the flag's
+// name in capitals with '_' for '-' (ZE_NATS, ZE_REPLICA,
+// ZE_REQUEST_STATE_KEYS, ...); a flag given on the command line wins.
+//
+// The -request-state-keys file holds one key a line: 64 hex digits (32
+// bytes, AES-256-GCM); blank lines and lines starting with '#' are skipped.
+// The first key seals, every key opens: to rotate, put a new key first,
+// deploy it to every replica, and remove the old one a RequestStateTTL
+// (30m) later. Make one with
+//
+//	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; echo
+//
+// With -nats, ze joins the cluster of every replica that uses the same NATS
+// server (JetStream on) and shares the keys: a client's requests may land
+// on any replica (docs/deploy.md, with the reverse proxy's settings).
 package main
 
 import (
@@ -57,20 +78,53 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	idleTimeout := fs.Duration("idle-timeout", runtime.HTTPIdleTimeout, "http.Server IdleTimeout: closing an idle keep-alive connection")
 	sessionIdle := fs.Duration("session-idle", runtime.DefaultSessionIdleTimeout, "idle session expiry")
 	elicitTimeout := fs.Duration("elicit-timeout", runtime.DefaultElicitTimeout, "how long to wait for an elicitation answer")
+	natsURL := fs.String("nats", "", "NATS URL: cluster the sessions with the other replicas (runtime/natscluster)")
+	replica := fs.String("replica", "", "this replica's id, unique among the replicas (required with -nats)")
+	keyFile := fs.String("request-state-keys", "", "file of the requestState keys every replica shares, one a line in hex (required with -nats)")
+	allowedHosts := fs.String("allowed-hosts", "", "comma-separated extra Host names a loopback listener accepts")
+	allowedOrigins := fs.String("allowed-origins", "", `comma-separated Origin values browsers may call from ("*": any)`)
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout instead of HTTP")
 	verbose := fs.Bool("v", false, "log to standard error")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := setFromEnv(fs, os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "ze: %v\n", err)
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	srv := newServer(runtime.Options{
+	opts := runtime.Options{
 		Logger:             logger,
 		SessionIdleTimeout: *sessionIdle,
 		ElicitTimeout:      *elicitTimeout,
-	})
+		AllowedHosts:       list(*allowedHosts),
+		AllowedOrigins:     list(*allowedOrigins),
+	}
+	if *keyFile != "" {
+		keys, err := readKeys(*keyFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "ze: -request-state-keys: %v\n", err)
+			return 2
+		}
+		opts.RequestStateKeys = keys
+	}
+	if *natsURL != "" {
+		if *keyFile == "" {
+			fmt.Fprintln(stderr, "ze: -nats needs -request-state-keys: every replica must open the others' requestState")
+			return 2
+		}
+		cl, closeCluster, err := joinCluster(ctx, *natsURL, *replica, *sessionIdle)
+		if err != nil {
+			fmt.Fprintf(stderr, "ze: %v\n", err)
+			return 1
+		}
+		defer closeCluster()
+		opts.Cluster = cl
+	}
+	srv := newServer(opts)
 	if *stdio {
 		// Standard output carries only JSON-RPC; the client ends the
 		// session by closing standard input.
