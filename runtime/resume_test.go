@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,6 +125,9 @@ func TestStreamResumeAfterTheEnd(t *testing.T) {
 	}
 	re.close()
 	waitKept(t, f.srv, 0)
+	if n := f.srv.held.n.Load(); n != 0 {
+		t.Errorf("%d bytes still held once the stream is forgotten", n)
+	}
 	body := c.expect(c.get(ev.id), http.StatusNotFound)
 	if !strings.Contains(body, "no stream to resume") {
 		t.Errorf("GET after the window: %s", body)
@@ -206,6 +211,41 @@ func TestStreamResumeOff(t *testing.T) {
 	st.close()
 	if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("the handler got %v, want context.Canceled", o.err)
+	}
+}
+
+// TestStreamsKeptPerSession: a session keeps MaxResumableStreams streams:
+// a stream past it, while the others run, is not kept (its drop cancels
+// its call at once, and a GET for it gets 404 naming the bound); once one
+// has finished, a new stream evicts it.
+func TestStreamsKeptPerSession(t *testing.T) {
+	f := newFixture(t, Options{MaxResumableStreams: 1})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	kept, keptID := asking(t, c)
+	resp, _ := c.callTool("ask", `{}`)
+	over := openStream(t, resp)
+	ev := over.mustNext()
+	waitKept(t, f.srv, 1)
+	over.close()
+	if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) {
+		t.Fatalf("the stream past the bound: handler %v, want cancelled at once", o.err)
+	}
+	if body := c.expect(c.get(ev.id), http.StatusNotFound); !strings.Contains(body, "MaxResumableStreams") {
+		t.Errorf("GET for a stream not kept: %s", body)
+	}
+	c.expect(c.answer(keptID, acceptUser), http.StatusAccepted)
+	if text, _ := kept.result(); !strings.Contains(text, "ann") {
+		t.Errorf("the kept stream's result: %q", text)
+	}
+	kept.close()
+	f.waitOutcome()
+	resp, _ = c.callTool("ask", `{}`) // evicts the finished one
+	st := openStream(t, resp)
+	defer st.close()
+	newest := st.mustNext().id
+	waitKept(t, f.srv, 1)
+	if f.srv.streams.get(newest[:strings.LastIndexByte(newest, '-')]) == nil {
+		t.Error("the new stream is not the one kept")
 	}
 }
 
@@ -309,11 +349,12 @@ func TestStreamKeepAliveOnTheWire(t *testing.T) {
 }
 
 // TestStreamSlowerThanProxyReadTimeout: behind a proxy that cuts a
-// connection silent for 300ms, a person who answers after 1s still
-// completes the call: keep-alives keep the stream open. Without them
-// (StreamKeepAlive < 0, StreamResumeWindow < 0: the runtime before), the
-// proxy cuts the stream and the call is lost.
+// connection silent for 300ms, people who answer after 1s still complete
+// their calls (30 sessions at once): keep-alives keep the streams open.
+// Without them (StreamKeepAlive < 0, StreamResumeWindow < 0: the runtime
+// before), the proxy cuts every stream and every call is lost.
 func TestStreamSlowerThanProxyReadTimeout(t *testing.T) {
+	const calls = 30
 	for _, tc := range []struct {
 		name      string
 		keepAlive time.Duration
@@ -324,6 +365,7 @@ func TestStreamSlowerThanProxyReadTimeout(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, Options{StreamKeepAlive: tc.keepAlive, StreamResumeWindow: -1})
+			f.outcomes = make(chan outcome, calls)
 			px, err := netfault.Start(f.http.Listener.Addr().String())
 			if err != nil {
 				t.Fatal(err)
@@ -331,25 +373,34 @@ func TestStreamSlowerThanProxyReadTimeout(t *testing.T) {
 			defer px.Close()
 			px.SetReadTimeout(300 * time.Millisecond)
 			f.url = "http://" + px.Addr() + "/mcp"
-			c := f.connect("2025-11-25", `{"elicitation":{}}`)
-			st, eid := asking(t, c)
-			defer st.close()
-			time.Sleep(time.Second) // the person thinks
-			if !tc.completes {
-				if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) || px.IdleCuts() == 0 {
-					t.Fatalf("without keep-alives: handler %v, %d idle cuts; want the stream cut and the call cancelled", o.err, px.IdleCuts())
-				}
-				return
+			var wg sync.WaitGroup
+			var completed atomic.Int32
+			for range calls {
+				c := f.connect("2025-11-25", `{"elicitation":{}}`)
+				st, eid := asking(t, c)
+				wg.Go(func() {
+					defer st.close()
+					time.Sleep(time.Second) // the person thinks
+					resp := c.answer(eid, acceptUser)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusAccepted {
+						return
+					}
+					if ev, ok := st.next(); ok && strings.Contains(ev.data, "hello") {
+						completed.Add(1)
+					}
+				})
 			}
-			c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
-			if text, isErr := st.result(); isErr || !strings.Contains(text, "ann") {
-				t.Errorf("result after 1s behind a 300ms read timeout: %q isError=%v", text, isErr)
+			wg.Wait()
+			t.Logf("%s: %d of %d calls completed after 1s behind a 300ms proxy read timeout; %d streams cut idle", tc.name, completed.Load(), calls, px.IdleCuts())
+			if want := map[bool]int32{true: calls, false: 0}[tc.completes]; completed.Load() != want {
+				t.Errorf("%d calls completed, want %d", completed.Load(), want)
 			}
-			if o := f.waitOutcome(); o.err != nil {
-				t.Errorf("Elicit: %v", o.err)
+			if tc.completes && px.IdleCuts() != 0 {
+				t.Errorf("the proxy cut %d silent connections", px.IdleCuts())
 			}
-			if n := px.IdleCuts(); n != 0 {
-				t.Errorf("the proxy cut %d silent connections", n)
+			for range calls {
+				f.waitOutcome()
 			}
 		})
 	}

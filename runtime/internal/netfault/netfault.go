@@ -24,6 +24,7 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	cutOn   []byte // cut the next connection whose server bytes hold these
+	cutAll  bool   // every such connection, not only the next
 	conns   map[net.Conn]struct{}
 	closed  bool
 	wg      sync.WaitGroup
@@ -48,9 +49,14 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // CutAfter makes the proxy cut the next connection whose server sends
 // bytes that contain pattern, right after it forwarded them to the client.
-func (p *Proxy) CutAfter(pattern string) {
+func (p *Proxy) CutAfter(pattern string) { p.cut(pattern, false) }
+
+// CutEvery is CutAfter for every connection that carries pattern.
+func (p *Proxy) CutEvery(pattern string) { p.cut(pattern, true) }
+
+func (p *Proxy) cut(pattern string, all bool) {
 	p.mu.Lock()
-	p.cutOn = []byte(pattern)
+	p.cutOn, p.cutAll = []byte(pattern), all
 	p.mu.Unlock()
 }
 
@@ -163,6 +169,8 @@ func (p *Proxy) shouldCut(b []byte) bool {
 	if p.cutOn == nil || !bytes.Contains(b, p.cutOn) {
 		return false
 	}
-	p.cutOn = nil
+	if !p.cutAll {
+		p.cutOn = nil
+	}
 	return true
 }
