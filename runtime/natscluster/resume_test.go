@@ -3,14 +3,21 @@ package natscluster_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/natscluster"
 )
 
 // sseEvent is one event read off a stream: its id and data.
@@ -125,5 +132,94 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 				t.Errorf("GET on %s: %s %s, want 404", b.name, resp.Status, body)
 			}
 		})
+	}
+}
+
+// resumeReplica is a clustered server with short stream timers, for the
+// relay's keep-alives and its reader's departure.
+type resumeReplica struct {
+	url      string
+	outcomes chan error
+}
+
+func startResumeReplica(t *testing.T, natsURL, name string) *resumeReplica {
+	t.Helper()
+	nc, err := nats.Connect(natsURL, nats.Name(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name, RequestTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &resumeReplica{outcomes: make(chan error, 4)}
+	srv := runtime.NewServer(runtime.Options{Cluster: cl, StreamKeepAlive: 50 * time.Millisecond, StreamResumeWindow: 300 * time.Millisecond})
+	srv.AddTool(runtime.Tool{Name: "ask"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		_, err := runtime.ElicitSchema(ctx, "tag:x", askSchema)
+		r.outcomes <- err
+		return nil, err
+	})
+	hs := httptest.NewServer(srv)
+	r.url = hs.URL + "/mcp"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		hs.CloseClientConnections()
+		hs.Close()
+		_ = cl.Close()
+		nc.Close()
+	})
+	return r
+}
+
+// TestResumeRelayKeepsAliveAndLetsGo: the owner's keep-alive comments
+// reach the client through the relaying replica; once that client goes
+// away, the owner's next send finds no reader (the relay acknowledges no
+// more), its stream waits for another resumption, and with none within
+// StreamResumeWindow the call is cancelled.
+func TestResumeRelayKeepsAliveAndLetsGo(t *testing.T) {
+	ns := startNATS(t)
+	a := startResumeReplica(t, ns.ClientURL(), "ra")
+	b := startResumeReplica(t, ns.ClientURL(), "rb")
+	cl := newRawClient()
+	t.Cleanup(cl.close)
+	if err := cl.initialize(a.url); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cl.do(http.MethodPost, a.url, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := readIDEvent(bufio.NewReader(resp.Body))
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := resumeGET(cl, b.url, ev.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.StatusCode != http.StatusOK {
+		t.Fatalf("GET on rb: %s %s", re.Status, readAll(re))
+	}
+	br := bufio.NewReader(re.Body)
+	for comments := 0; comments < 3; {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the relayed stream ended: %v", err)
+		}
+		if line == ": keep-alive\n" {
+			comments++
+		}
+	}
+	re.Body.Close() // the client goes away from rb
+	select {
+	case err := <-a.outcomes:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the handler on ra got %v, want its call cancelled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call on ra still runs 10s after its only reader left")
 	}
 }
