@@ -44,8 +44,9 @@ type Cluster interface {
 // notifications/cancelled to the replica running the call it names: a call
 // runs on the replica its POST reached, the notification is another POST
 // and may reach another one. Without it a cancel reaches the calls of the
-// replica it lands on only (a client that closes the call's stream still
-// cancels it anywhere).
+// replica it lands on only (a client that closes the call's stream and
+// does not resume it still cancels it anywhere, once the server's
+// Options.StreamResumeWindow has passed).
 type Canceler interface {
 	// Cancel tells every replica but this one that the client of
 	// sessionID cancelled the request whose id key is requestKey (opaque:
