@@ -146,7 +146,7 @@ func (sk *httpSink) dropOldestLocked() {
 // after it was written.
 func (sk *httpSink) finishKeptLocked(msg []byte) error {
 	rs := &sk.rs
-	sk.finishedAt.Store(time.Now().UnixNano())
+	sk.done.Store(true)
 	if msg != nil {
 		msg, _ = sk.held.holdReply(msg, sk.id, eventSize) // busy: the stream ends with the error instead
 		// The POST's own last event is not flushed: net/http sends it with
@@ -288,12 +288,12 @@ func (sk *httpSink) release(rd *streamReader) {
 	sk.mu.Unlock()
 }
 
-// streamTable is a server's kept streams, by stream id, and how many each
-// session keeps.
+// streamTable is a server's kept streams, by stream id, and each
+// session's, oldest first.
 type streamTable struct {
 	mu         sync.Mutex
 	byID       map[string]*httpSink
-	perSession map[string]int
+	perSession map[string][]*httpSink
 }
 
 // add keeps sk unless its session keeps max streams already: then its
@@ -303,21 +303,24 @@ func (t *streamTable) add(sk *httpSink, max int) (evicted *httpSink, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byID == nil {
-		t.byID, t.perSession = map[string]*httpSink{}, map[string]int{}
+		t.byID, t.perSession = map[string]*httpSink{}, map[string][]*httpSink{}
 	}
-	if t.perSession[sk.session] >= max {
-		for _, old := range t.byID { // rare: a scan is fine
-			if old.session == sk.session && old.finished() && (evicted == nil || old.finishedAt.Load() < evicted.finishedAt.Load()) {
+	list := t.perSession[sk.session]
+	if len(list) >= max {
+		for _, old := range list {
+			if old.finished() {
 				evicted = old
+				break
 			}
 		}
 		if evicted == nil {
 			return nil, false
 		}
 		t.removeLocked(evicted)
+		list = t.perSession[sk.session]
 	}
 	t.byID[sk.streamID] = sk
-	t.perSession[sk.session]++
+	t.perSession[sk.session] = append(list, sk)
 	return evicted, true
 }
 
@@ -338,10 +341,19 @@ func (t *streamTable) removeLocked(sk *httpSink) {
 		return
 	}
 	delete(t.byID, sk.streamID)
-	if n := t.perSession[sk.session] - 1; n > 0 {
-		t.perSession[sk.session] = n
-	} else {
+	list := t.perSession[sk.session]
+	for i, x := range list {
+		if x == sk {
+			copy(list[i:], list[i+1:]) // in place: the session's next stream reuses the room
+			list[len(list)-1] = nil
+			list = list[:len(list)-1]
+			break
+		}
+	}
+	if len(list) == 0 {
 		delete(t.perSession, sk.session)
+	} else {
+		t.perSession[sk.session] = list
 	}
 }
 
@@ -354,7 +366,7 @@ func (t *streamTable) len() int {
 
 // finished reports whether a kept stream's call has ended; the table asks
 // it holding its own lock, so it must not take the sink's.
-func (sk *httpSink) finished() bool { return sk.finishedAt.Load() != 0 }
+func (sk *httpSink) finished() bool { return sk.done.Load() }
 
 // parseEventID splits an event id, "<stream>-<n>", where stream is 16 hex
 // digits, after "<replica>." in a cluster.

@@ -85,9 +85,9 @@ type httpSink struct {
 	timer     *time.Timer
 	lastWrite time.Time   // of the last event or keep-alive
 	rs        resumeState // a kept stream's (resume.go)
-	// finishedAt is when a kept stream's call ended (0: it runs); the
-	// table of kept streams reads it without the sink's lock.
-	finishedAt atomic.Int64
+	// done is set once a kept stream's call ended; the table of kept
+	// streams reads it without the sink's lock.
+	done atomic.Bool
 }
 
 func newHTTPSink(w http.ResponseWriter, streamOK bool, header func(http.Header)) *httpSink {
