@@ -447,6 +447,7 @@ func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	sess.touch()
 	_, owner, _, ok := parseEventID(last)
 	if !ok {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "malformed Last-Event-ID "+strconv.Quote(clip(last))+": not an event id of this server")

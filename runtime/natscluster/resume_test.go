@@ -139,6 +139,7 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 // relay's keep-alives and its reader's departure.
 type resumeReplica struct {
 	url      string
+	nc       *nats.Conn
 	outcomes chan error
 }
 
@@ -152,7 +153,7 @@ func startResumeReplica(t *testing.T, natsURL, name string) *resumeReplica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &resumeReplica{outcomes: make(chan error, 4)}
+	r := &resumeReplica{nc: nc, outcomes: make(chan error, 4)}
 	srv := runtime.NewServer(runtime.Options{Cluster: cl, StreamKeepAlive: 50 * time.Millisecond, StreamResumeWindow: 300 * time.Millisecond})
 	srv.AddTool(runtime.Tool{Name: "ask"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		_, err := runtime.ElicitSchema(ctx, "tag:x", askSchema)
@@ -221,5 +222,49 @@ func TestResumeRelayKeepsAliveAndLetsGo(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call on ra still runs 10s after its only reader left")
+	}
+}
+
+// TestResumeRelayOwnerGone: a replica relaying a stream whose owner falls
+// silent (its NATS connection is gone: no event, no keep-alive, no end)
+// ends its GET after twice StreamKeepAlive plus 5s, so the client does not
+// wait forever.
+func TestResumeRelayOwnerGone(t *testing.T) {
+	ns := startNATS(t)
+	a := startResumeReplica(t, ns.ClientURL(), "ra")
+	b := startResumeReplica(t, ns.ClientURL(), "rb")
+	cl := newRawClient()
+	t.Cleanup(cl.close)
+	if err := cl.initialize(a.url); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cl.do(http.MethodPost, a.url, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := readIDEvent(bufio.NewReader(resp.Body))
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := resumeGET(cl, b.url, ev.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Body.Close()
+	br := bufio.NewReader(re.Body)
+	if line, err := br.ReadString('\n'); err != nil || line != ": keep-alive\n" {
+		t.Fatalf("relayed stream: %q %v, want a keep-alive", line, err)
+	}
+	a.nc.Close() // the owner falls silent
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, br)
+		ended <- err
+	}()
+	select {
+	case <-ended:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the relaying GET still open 15s after its owner fell silent")
 	}
 }
