@@ -174,15 +174,14 @@ func startResumeReplica(t *testing.T, natsURL, name string) *resumeReplica {
 	return r
 }
 
-// TestResumeRelayKeepsAliveAndLetsGo: the owner's keep-alive comments
-// reach the client through the relaying replica; once that client goes
-// away, the owner's next send finds no reader (the relay acknowledges no
-// more), its stream waits for another resumption, and with none within
-// StreamResumeWindow the call is cancelled.
-func TestResumeRelayKeepsAliveAndLetsGo(t *testing.T) {
+// relayedStream starts a call on replica ra, drops its stream and resumes
+// it with a GET on replica rb, which relays it: it returns both replicas
+// and the GET's reply.
+func relayedStream(t *testing.T) (a, b *resumeReplica, re *http.Response, br *bufio.Reader) {
+	t.Helper()
 	ns := startNATS(t)
-	a := startResumeReplica(t, ns.ClientURL(), "ra")
-	b := startResumeReplica(t, ns.ClientURL(), "rb")
+	a = startResumeReplica(t, ns.ClientURL(), "ra")
+	b = startResumeReplica(t, ns.ClientURL(), "rb")
 	cl := newRawClient()
 	t.Cleanup(cl.close)
 	if err := cl.initialize(a.url); err != nil {
@@ -197,14 +196,24 @@ func TestResumeRelayKeepsAliveAndLetsGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	re, err := resumeGET(cl, b.url, ev.id)
+	re, err = resumeGET(cl, b.url, ev.id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { re.Body.Close() })
 	if re.StatusCode != http.StatusOK {
 		t.Fatalf("GET on rb: %s %s", re.Status, readAll(re))
 	}
-	br := bufio.NewReader(re.Body)
+	return a, b, re, bufio.NewReader(re.Body)
+}
+
+// TestResumeRelayKeepsAliveAndLetsGo: the owner's keep-alive comments
+// reach the client through the relaying replica; once that client goes
+// away, the owner's next send finds no reader (the relay acknowledges no
+// more), its stream waits for another resumption, and with none within
+// StreamResumeWindow the call is cancelled.
+func TestResumeRelayKeepsAliveAndLetsGo(t *testing.T) {
+	a, _, re, br := relayedStream(t)
 	for comments := 0; comments < 3; {
 		line, err := br.ReadString('\n')
 		if err != nil {
@@ -230,29 +239,7 @@ func TestResumeRelayKeepsAliveAndLetsGo(t *testing.T) {
 // ends its GET after twice StreamKeepAlive plus 5s, so the client does not
 // wait forever.
 func TestResumeRelayOwnerGone(t *testing.T) {
-	ns := startNATS(t)
-	a := startResumeReplica(t, ns.ClientURL(), "ra")
-	b := startResumeReplica(t, ns.ClientURL(), "rb")
-	cl := newRawClient()
-	t.Cleanup(cl.close)
-	if err := cl.initialize(a.url); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := cl.do(http.MethodPost, a.url, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := readIDEvent(bufio.NewReader(resp.Body))
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	re, err := resumeGET(cl, b.url, ev.id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer re.Body.Close()
-	br := bufio.NewReader(re.Body)
+	a, _, _, br := relayedStream(t)
 	if line, err := br.ReadString('\n'); err != nil || line != ": keep-alive\n" {
 		t.Fatalf("relayed stream: %q %v, want a keep-alive", line, err)
 	}
