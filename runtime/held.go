@@ -9,8 +9,8 @@ import (
 )
 
 // The bytes a Server holds on behalf of its clients: the bodies (HTTP) and
-// lines (stdio) of the requests it serves, and each reply while it is being
-// written. A client that does not read its replies holds them for as long
+// lines (stdio) of the requests it serves, each reply while it is being
+// written, and the events a stream keeps for a resumption (resume.go). A client that does not read its replies holds them for as long
 // as a write may take (HTTP: the http.Server's WriteTimeout; stdio: until
 // the client reads), so without a bound a few such clients hold as much
 // memory as they like. Options.MaxHeldBytes bounds the sum over every

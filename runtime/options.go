@@ -99,8 +99,9 @@ type Options struct {
 	AllowedOrigins []string
 	// MaxHeldBytes bounds the bytes the server holds for its clients, over
 	// every connection and transport: the bodies (stdio: lines) of the
-	// requests it serves and each reply while it is written, which a client
-	// that does not read holds up to the http.Server's WriteTimeout (default
+	// requests it serves, each reply while it is written, which a client
+	// that does not read holds up to the http.Server's WriteTimeout, and
+	// the events streams keep for a resumption (MaxStreamReplayBytes) (default
 	// 64 MiB, raised to MaxBodyBytes; negative: no bound). When it is full,
 	// a new HTTP request gets 503 with Retry-After and a JSON-RPC error, a
 	// reply that does not fit is replaced by that error, a message sent
