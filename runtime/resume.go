@@ -127,6 +127,7 @@ func (sk *httpSink) logEventLocked(msg []byte, size int64, flush bool) error {
 	rs := &sk.rs
 	rs.log = append(rs.log, keptEvent{n: sk.nextID, ev: ev, held: size})
 	rs.logBytes += size
+	sk.keptBytes.Store(rs.logBytes)
 	for len(rs.log) > 1 && rs.logBytes > sk.srv.opts.MaxStreamReplayBytes {
 		sk.dropOldestLocked()
 	}
@@ -137,6 +138,7 @@ func (sk *httpSink) dropOldestLocked() {
 	rs := &sk.rs
 	sk.held.release(rs.log[0].held)
 	rs.logBytes -= rs.log[0].held
+	sk.keptBytes.Store(rs.logBytes)
 	rs.log[0] = keptEvent{}
 	rs.log = rs.log[1:]
 }
@@ -146,7 +148,6 @@ func (sk *httpSink) dropOldestLocked() {
 // after it was written.
 func (sk *httpSink) finishKeptLocked(msg []byte) error {
 	rs := &sk.rs
-	sk.done.Store(true)
 	if msg != nil {
 		msg, _ = sk.held.holdReply(msg, sk.id, eventSize) // busy: the stream ends with the error instead
 		// The POST's own last event is not flushed: net/http sends it with
@@ -158,8 +159,12 @@ func (sk *httpSink) finishKeptLocked(msg []byte) error {
 			sk.dropOldestLocked()
 		}
 	}
+	if len(rs.log) == 1 && rs.logBytes > sk.srv.opts.MaxStreamReplayBytes {
+		sk.dropOldestLocked() // a response larger than the bound is not kept once it was written
+	}
 	sk.letGoLocked()
 	sk.armWindowLocked()
+	sk.done.Store(true) // only now: shed (which takes finished streams' locks) must not pick this one while it holds its own
 	return nil
 }
 
@@ -354,6 +359,30 @@ func (t *streamTable) removeLocked(sk *httpSink) {
 		delete(t.perSession, sk.session)
 	} else {
 		t.perSession[sk.session] = list
+	}
+}
+
+// shed frees finished streams kept for a resumption, until need bytes are
+// freed or none is left: live requests come before a response that may
+// have been lost. The caller may hold a running stream's lock (a finished
+// stream takes no other sink's lock, so taking theirs cannot deadlock),
+// but not the table's.
+func (t *streamTable) shed(need int64) {
+	t.mu.Lock()
+	var victims []*httpSink
+	var freed int64
+	for _, sk := range t.byID {
+		if freed >= need {
+			break
+		}
+		if sk.finished() {
+			victims = append(victims, sk)
+			freed += sk.keptBytes.Load()
+		}
+	}
+	t.mu.Unlock()
+	for _, sk := range victims {
+		sk.evict()
 	}
 }
 

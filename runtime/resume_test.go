@@ -460,3 +460,36 @@ func TestParseEventID(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptStreamsYieldToLiveReplies: finished streams kept for a
+// resumption hold their response in MaxHeldBytes, but a live reply that
+// would not fit beside them frees them first instead of being refused as
+// busy: one big response after another all go through.
+func TestKeptStreamsYieldToLiveReplies(t *testing.T) {
+	f := newFixture(t, Options{MaxBodyBytes: 16 << 10, MaxHeldBytes: 32 << 10})
+	big := strings.Repeat("b", 20<<10)
+	f.srv.AddTool(Tool{Name: "big"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		if err := req.Log("info", "big", "streaming"); err != nil { // upgraded: the stream is kept
+			return nil, err
+		}
+		return TextResult(big), nil
+	})
+	c := f.connect("2025-11-25", `{}`)
+	var first string
+	for i := range 3 {
+		resp, _ := c.callTool("big", `{}`)
+		st := openStream(t, resp)
+		if ev := st.mustNext(); i == 0 {
+			first = ev.id
+		}
+		text, isErr := st.result()
+		st.close()
+		if isErr || text != big {
+			t.Fatalf("call %d: isError=%v, %d bytes: %.80s", i, isErr, len(text), text)
+		}
+	}
+	if n := f.srv.streams.len(); n != 1 {
+		t.Errorf("%d streams kept, want the last one (32 KiB hold one 20 KiB response)", n)
+	}
+	c.expect(c.get(first), http.StatusNotFound)
+}

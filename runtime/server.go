@@ -64,6 +64,7 @@ func NewServer(opts Options) *Server {
 	}
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	s.rebuildToolList()
+	s.held.shed = s.streams.shed // finished streams kept for a resumption go first (resume.go)
 	s.attachCluster()
 	return s
 }

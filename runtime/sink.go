@@ -85,9 +85,11 @@ type httpSink struct {
 	timer     *time.Timer
 	lastWrite time.Time   // of the last event or keep-alive
 	rs        resumeState // a kept stream's (resume.go)
-	// done is set once a kept stream's call ended; the table of kept
-	// streams reads it without the sink's lock.
-	done atomic.Bool
+	// done is set once a kept stream's call ended, and keptBytes is what
+	// its events hold; the table of kept streams reads them without the
+	// sink's lock.
+	done      atomic.Bool
+	keptBytes atomic.Int64
 }
 
 func newHTTPSink(w http.ResponseWriter, streamOK bool, header func(http.Header)) *httpSink {
