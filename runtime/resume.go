@@ -21,12 +21,10 @@ import (
 // that runs the call, so a GET that reaches another replica is relayed
 // through the cluster (cluster.Resumer).
 
-// Errors of a resumption, as the GET hears them.
-var (
-	// errStreamAbandoned cancels a call whose stream no GET resumed within
-	// Options.StreamResumeWindow.
-	errStreamAbandoned = errors.New("elicit: the client went away and did not resume the call's stream within Options.StreamResumeWindow")
-)
+// errStreamAbandoned is the cause that cancels a call whose stream no GET
+// resumed within Options.StreamResumeWindow, and what its sends fail with
+// from then on.
+var errStreamAbandoned = errors.New("elicit: the client went away and did not resume the call's stream within Options.StreamResumeWindow")
 
 // resumeState is what a kept stream adds to its sink.
 type resumeState struct {
@@ -61,7 +59,10 @@ type streamReader struct {
 
 // callBase is a request's context without its cancellation, the values
 // only (context.WithoutCancel, held in the sink rather than allocated): the
-// parent of a resumable call's context.
+// parent of a resumable call's context. Its Value passes every key on, the
+// context package's own too; harmless: the one context made from it is a
+// cancelCtx, which answers that key itself, and with no Done channel it is
+// never asked.
 type callBase struct{ parent context.Context }
 
 func (*callBase) Deadline() (time.Time, bool) { return time.Time{}, false }
