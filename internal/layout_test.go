@@ -41,6 +41,7 @@ var testOnly = []string{
 	"gen/internal/benchform",
 	"gen/internal/goldencheck",
 	"runtime/internal/adaptertest",
+	"runtime/internal/netfault",
 	"runtime/internal/testform",
 }
 

@@ -81,9 +81,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 		return
 	}
 	sess.touch()
-	shared := newHTTPSink(w, sseOK, nil)
-	shared.held = s.held
-	shared.outliveTimeouts(r)
+	shared := s.newSink(w, r, sseOK, nil)
 	var (
 		mu     sync.Mutex
 		frames [][]byte

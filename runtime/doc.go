@@ -15,10 +15,41 @@
 // request id and only within the session that owns it, to the suspended
 // handler. Calls of one session run concurrently, each on its own stream.
 // The stream clears the http.Server's write and read deadlines, because a
-// person may take longer to answer than any sane server timeout.
+// person may take longer to answer than any sane server timeout, and writes
+// an SSE comment (": keep-alive") whenever it has been silent for
+// Options.StreamKeepAlive (15 s), so that a proxy's read timeout (nginx's is
+// 60 s) does not cut it while the person thinks.
 //
 // Protocol versions: 2025-03-26, 2025-06-18 and 2025-11-25 through the
 // initialize handshake and Mcp-Session-Id sessions.
+//
+// # Resuming a stream
+//
+// Disconnection is not cancellation (2025-11-25, "Resumability and
+// Redelivery"). Once a session's tools/call has upgraded its reply to a
+// stream, its connection dropping does not end the call: the stream keeps
+// its events (each has an id, "<stream>-<n>") and waits
+// Options.StreamResumeWindow (1 minute) for the client to come back with a
+// GET carrying its Mcp-Session-Id and the Last-Event-ID it got. That GET
+// gets the events after that id again, then the rest of the stream up to
+// the call's response. A stream has one reader: a second GET takes over,
+// and the first one's reply ends. A call nobody resumes within the window
+// is cancelled, as a drop cancels it before its reply is a stream (its
+// context's cause says why); a finished stream's events are kept for the
+// window too, since its response may have been lost in flight.
+//
+// A GET without Last-Event-ID gets 405 (there is no standalone stream:
+// every server message here belongs to a call). One for a stream that is
+// not kept (unknown, ended more than the window ago, another session's)
+// gets 404, and one for events no longer kept gets 410, each with a
+// JSON-RPC error body that says why, so a client stops waiting instead of
+// hanging. Bounds: Options.MaxStreamReplayBytes of events per stream (the
+// oldest go first), Options.MaxResumableStreams streams per session (a new
+// one evicts the session's oldest finished one, or is not kept when all of
+// them run), and the events count in Options.MaxHeldBytes, where finished
+// streams give way: a request or reply that would not fit frees them
+// first. With a negative StreamResumeWindow nothing is kept and a drop
+// cancels the call at once.
 //
 // # Several replicas
 //
@@ -44,6 +75,13 @@
 //   - a client's notifications/cancelled that lands on another replica
 //     than the call it names is passed on to every replica, when the
 //     cluster is also a [cluster.Canceler] (runtime/natscluster is).
+//   - the stream ids name their replica too ("<replica>.<random>-<n>"),
+//     and a GET resuming a stream (see "Resuming a stream") that lands on
+//     another replica relays the owner's stream, when the cluster is also
+//     a [cluster.Resumer] (runtime/natscluster is); without one it gets
+//     404. Give every replica the same Options.StreamKeepAlive: a relay
+//     that hears nothing from the owner for twice that (plus 5 s) takes it
+//     for gone and ends its GET.
 //
 // When the cluster cannot be reached (its errors match
 // [cluster.ErrUnavailable]), a replica keeps serving the sessions it holds:

@@ -178,8 +178,10 @@ func TestElicitReplyRouting(t *testing.T) {
 	}
 }
 
+// TestElicitClientDisconnect: a client that goes away mid-elicitation and
+// does not resume its stream within StreamResumeWindow cancels the call.
 func TestElicitClientDisconnect(t *testing.T) {
-	f := newFixture(t, Options{})
+	f := newFixture(t, Options{StreamResumeWindow: 50 * time.Millisecond})
 	c := f.connect("2025-06-18", `{"elicitation":{}}`)
 	s, id, _ := startElicit(t, c)
 	s.close() // the client goes away mid-elicitation

@@ -9,8 +9,8 @@ import (
 )
 
 // The bytes a Server holds on behalf of its clients: the bodies (HTTP) and
-// lines (stdio) of the requests it serves, and each reply while it is being
-// written. A client that does not read its replies holds them for as long
+// lines (stdio) of the requests it serves, each reply while it is being
+// written, and the events a stream keeps for a resumption (resume.go). A client that does not read its replies holds them for as long
 // as a write may take (HTTP: the http.Server's WriteTimeout; stdio: until
 // the client reads), so without a bound a few such clients hold as much
 // memory as they like. Options.MaxHeldBytes bounds the sum over every
@@ -48,17 +48,33 @@ type heldBytes struct {
 	// waiters counts stdio readers waiting in hold; freed wakes one.
 	waiters atomic.Int32
 	freed   chan struct{}
+	// shed, when set, frees what can go (streams finished but kept for a
+	// resumption) before a hold that does not fit is refused.
+	shed func(need int64)
 }
 
 func newHeldBytes(max int64) *heldBytes {
 	return &heldBytes{max: max, freed: make(chan struct{}, 1)}
 }
 
-// tryHold holds n bytes if they fit, or if nothing is held.
+// tryHold holds n bytes if they fit, or if nothing is held; when they do
+// not, it sheds what can go and tries once more.
 func (h *heldBytes) tryHold(n int64) bool {
 	if h == nil || h.max <= 0 || n <= 0 {
 		return true
 	}
+	if h.fits(n) {
+		return true
+	}
+	if h.shed == nil {
+		return false
+	}
+	h.shed(n)
+	return h.fits(n)
+}
+
+// fits holds n bytes if they fit, or if nothing is held.
+func (h *heldBytes) fits(n int64) bool {
 	for {
 		cur := h.n.Load()
 		if cur > 0 && cur+n > h.max {

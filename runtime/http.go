@@ -18,9 +18,11 @@ const (
 )
 
 // ServeHTTP implements the Streamable HTTP transport: POST carries client
-// messages, DELETE ends a session; GET (a standalone server stream) is not
-// offered (405), because every server message here belongs to a call and
-// rides that call's stream.
+// messages, DELETE ends a session, GET with Last-Event-ID resumes a call's
+// stream after its connection dropped (see "Resuming a stream" in the
+// package doc). A GET without Last-Event-ID (a standalone server stream)
+// is not offered (405), because every server message here belongs to a
+// call and rides that call's stream.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.made() {
 		httpError(w, http.StatusInternalServerError, CodeInternalError, errNotMade.Error())
@@ -42,9 +44,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.servePOST(w, r)
 	case http.MethodDelete:
 		s.serveDELETE(w, r)
+	case http.MethodGet:
+		s.serveGET(w, r)
 	default:
-		w.Header().Set("Allow", "POST, DELETE")
-		httpError(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: use POST (GET streams are not offered)")
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: use POST (and GET with Last-Event-ID to resume a stream)")
 	}
 }
 
@@ -140,9 +144,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	kind, rerr := readMessage(body, &msg) // body is not reused: msg may hold slices of it
 	// Every reply goes through the sink, which holds its bytes in the
 	// budget while they are written (or replaces it when they do not fit).
-	sk := newHTTPSink(w, sseOK, nil)
-	sk.held, sk.id = s.held, msg.ID
-	sk.outliveTimeouts(r)
+	sk := s.newSink(w, r, sseOK, msg.ID)
 	if rerr != nil {
 		s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rerr))
 		return
@@ -189,7 +191,12 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.sessionNotification(sess, &msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		s.finish(sk, s.sessionRequest(r.Context(), sess, &msg, sk))
+		ctx := r.Context()
+		if sseOK && msg.Method == "tools/call" && s.opts.StreamResumeWindow > 0 {
+			ctx = sk.resumable(r, sess) // its stream outlives the POST's connection
+			defer sk.callOver()
+		}
+		s.finish(sk, s.sessionRequest(ctx, sess, &msg, sk))
 	}
 }
 

@@ -20,6 +20,10 @@ const (
 	DefaultRequestStateTTL        = 30 * time.Minute
 	DefaultMaxHeldBytes           = 64 << 20
 	DefaultMaxClaimedCalls        = 100000
+	DefaultStreamKeepAlive        = 15 * time.Second
+	DefaultStreamResumeWindow     = time.Minute
+	DefaultMaxStreamReplayBytes   = 1 << 20
+	DefaultMaxResumableStreams    = 32
 )
 
 // Options configures a Server. The zero value is usable.
@@ -95,8 +99,9 @@ type Options struct {
 	AllowedOrigins []string
 	// MaxHeldBytes bounds the bytes the server holds for its clients, over
 	// every connection and transport: the bodies (stdio: lines) of the
-	// requests it serves and each reply while it is written, which a client
-	// that does not read holds up to the http.Server's WriteTimeout (default
+	// requests it serves, each reply while it is written, which a client
+	// that does not read holds up to the http.Server's WriteTimeout, and
+	// the events streams keep for a resumption (MaxStreamReplayBytes) (default
 	// 64 MiB, raised to MaxBodyBytes; negative: no bound). When it is full,
 	// a new HTTP request gets 503 with Retry-After and a JSON-RPC error, a
 	// reply that does not fit is replaced by that error, a message sent
@@ -109,6 +114,33 @@ type Options struct {
 	// call as busy rather than forget a claim. A Cluster that is a
 	// cluster.Claimer records them instead.
 	MaxClaimedCalls int
+	// StreamKeepAlive is how long an upgraded reply (an SSE stream) may
+	// stay silent: after this long without an event, the server writes an
+	// SSE comment (": keep-alive"), so a proxy's read timeout (nginx's
+	// proxy_read_timeout is 60 s by default) does not cut the stream while
+	// a person thinks. Default 15 s; negative: none. A plain JSON reply has
+	// no timer. Give every replica of a cluster the same value.
+	StreamKeepAlive time.Duration
+	// StreamResumeWindow is how long the stream of a session's tools/call
+	// (2025-03-26 to 2025-11-25) waits for its client to come back after
+	// its connection dropped: a GET with Last-Event-ID within it replays
+	// the events the client missed and continues the stream (see "Resuming
+	// a stream" in the package doc); past it, the call is cancelled, as a
+	// drop cancels it without resumption. A finished stream's events are
+	// kept this long too (its response may have been lost in flight).
+	// Default 1 minute; negative: streams are not kept, a drop cancels the
+	// call at once.
+	StreamResumeWindow time.Duration
+	// MaxStreamReplayBytes bounds the events one stream keeps for a
+	// resumption (default 1 MiB): past it, the oldest are dropped, and a
+	// GET that asks for them gets 410. The kept events count in
+	// MaxHeldBytes, which bounds them over the whole server.
+	MaxStreamReplayBytes int64
+	// MaxResumableStreams caps the streams one session keeps for a
+	// resumption (default 32): a new stream past it evicts the session's
+	// oldest finished one, or, when all of them still run, is not kept
+	// (its drop cancels its call at once, and a GET for it gets 404).
+	MaxResumableStreams int
 	// Cluster shares sessions (initialize, Mcp-Session-Id) among the replicas
 	// of one service and routes an elicitation answer that lands on another
 	// replica to the one waiting for it (see "Several replicas" in the
@@ -153,6 +185,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxClaimedCalls <= 0 {
 		o.MaxClaimedCalls = DefaultMaxClaimedCalls
+	}
+	if o.StreamKeepAlive == 0 {
+		o.StreamKeepAlive = DefaultStreamKeepAlive
+	}
+	if o.StreamResumeWindow == 0 {
+		o.StreamResumeWindow = DefaultStreamResumeWindow
+	}
+	if o.MaxStreamReplayBytes <= 0 {
+		o.MaxStreamReplayBytes = DefaultMaxStreamReplayBytes
+	}
+	if o.MaxResumableStreams <= 0 {
+		o.MaxResumableStreams = DefaultMaxResumableStreams
 	}
 	if o.MaxHeldBytes == 0 {
 		o.MaxHeldBytes = DefaultMaxHeldBytes

@@ -288,7 +288,12 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // it costs in production: nothing (a writer without them makes an error
 // for each).
 const (
-	budgetSessionRoundTrip       = 43 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
+	// 2025-11-25: tools/call on SSE, elicitation/create, answer POST,
+	// result. 10 of them make the stream survive the network (resume.go):
+	// the call's context detached from the POST's connection and the watch
+	// on it (6), the stream's one timer (2), its entry in the table of
+	// streams kept for a resumption (2).
+	budgetSessionRoundTrip       = 53
 	budgetInputRequiredRoundTrip = 55 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
@@ -310,7 +315,8 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	budgetElicitSchemaRoundTrip = 95
+	// (10 for resumable streams, as budgetSessionRoundTrip.)
+	budgetElicitSchemaRoundTrip = 105
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 96

@@ -32,8 +32,9 @@ type Server struct {
 	toolList json.RawMessage
 
 	sessions *sessionTable
-	held     *heldBytes // Options.MaxHeldBytes (held.go)
-	claims   claimSet   // ClaimCall's, without a cluster.Claimer (claim.go)
+	held     *heldBytes  // Options.MaxHeldBytes (held.go)
+	streams  streamTable // streams kept for a resumption (resume.go)
+	claims   claimSet    // ClaimCall's, without a cluster.Claimer (claim.go)
 
 	callsMu  sync.Mutex
 	running  int           // tool calls running, for Shutdown
@@ -63,6 +64,7 @@ func NewServer(opts Options) *Server {
 	}
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	s.rebuildToolList()
+	s.held.shed = s.streams.shed // finished streams kept for a resumption go first (resume.go)
 	s.attachCluster()
 	return s
 }

@@ -82,7 +82,7 @@ func TestSessionFloodEvictsIdle(t *testing.T) {
 // TestSessionCapAllBusy: only when every session runs a call does an
 // initialize get 503, saying why.
 func TestSessionCapAllBusy(t *testing.T) {
-	f := newFixture(t, Options{MaxSessions: 2})
+	f := newFixture(t, Options{MaxSessions: 2, StreamResumeWindow: 50 * time.Millisecond})
 	var streams []*stream
 	for i := 0; i < 2; i++ {
 		st, _ := asking(t, f.connect("2025-11-25", `{"elicitation":{}}`))
@@ -128,6 +128,7 @@ func TestSessionSetupTimeout(t *testing.T) {
 func TestSessionCapPerSubject(t *testing.T) {
 	f := newFixture(t, Options{
 		MaxSessionsPerSubject: 3,
+		StreamResumeWindow:    50 * time.Millisecond, // the streams closed below are not resumed
 		Authenticate: func(r *http.Request) (string, error) {
 			if u := r.Header.Get("X-User"); u != "" {
 				return u, nil

@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,15 +60,49 @@ type httpSink struct {
 	// the http.Server's WriteTimeout, or HTTPWriteTimeout when it has none.
 	writeTimeout time.Duration
 
+	// srv is the server the reply belongs to (nil in a bare sink): its
+	// options (StreamKeepAlive), its replica id (in the stream id) and its
+	// table of streams kept for a resumption.
+	srv *Server
+	// session is set (resumable) for a call whose stream may be resumed:
+	// its session's id. base is the call's context's parent then, which
+	// the POST's connection ending does not cancel; cancelCall cancels the
+	// call and stopWatch ends the watch on that connection (resume.go).
+	session    string
+	base       callBase
+	cancelCall context.CancelCauseFunc
+	stopWatch  func() bool
+
 	mu       sync.Mutex
 	streamed bool // upgraded to SSE
 	closed   bool // final response written (or the request is over)
 	nextID   uint64
 	failed   error // first write error: the client went away
+	// timer is the stream's one timer (tick), from the upgrade on: the
+	// keep-alive (Options.StreamKeepAlive) while the stream has a reader,
+	// the resume window (Options.StreamResumeWindow) while a kept stream
+	// has none.
+	timer     *time.Timer
+	lastWrite time.Time   // of the last event or keep-alive
+	rs        resumeState // a kept stream's (resume.go)
+	// done is set once a kept stream's call ended, and keptBytes is what
+	// its events hold; the table of kept streams reads them without the
+	// sink's lock.
+	done      atomic.Bool
+	keptBytes atomic.Int64
 }
 
 func newHTTPSink(w http.ResponseWriter, streamOK bool, header func(http.Header)) *httpSink {
 	return &httpSink{w: w, streamOK: streamOK, header: header}
+}
+
+// newSink is the sink of a request POST to s: its bytes held in s's
+// budget, the server's deadlines lifted (outliveTimeouts), id the request's.
+func (s *Server) newSink(w http.ResponseWriter, r *http.Request, streamOK bool, id []byte) *httpSink {
+	sk := newHTTPSink(w, streamOK, nil)
+	sk.held, sk.id, sk.srv = s.held, id, s
+	sk.outliveTimeouts(r)
+	return sk
 }
 
 func (s *httpSink) canSend() bool { return s.streamOK }
@@ -150,6 +186,9 @@ func (s *httpSink) upgradeLocked() {
 		s.rc = http.NewResponseController(s.w)
 	}
 	s.streamID = newID()[:16]
+	if s.srv != nil && s.srv.replica != "" { // the replica that can resume it
+		s.streamID = s.srv.replica + "." + s.streamID
+	}
 	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
 	// cancels the request context) would kill a stream that waits on a human.
 	_ = s.rc.SetWriteDeadline(time.Time{})
@@ -164,15 +203,117 @@ func (s *httpSink) upgradeLocked() {
 	h["Cache-Control"] = []string{"no-cache, no-transform"}
 	h["X-Accel-Buffering"] = []string{"no"}
 	s.w.WriteHeader(http.StatusOK)
+	s.lastWrite = time.Now()
+	if s.srv == nil {
+		return
+	}
+	if d := s.srv.opts.StreamKeepAlive; d > 0 {
+		s.timer = time.AfterFunc(d, s.tick)
+	}
+	if s.session != "" {
+		s.keepStreamLocked()
+	}
+}
+
+// keepAliveComment is the SSE comment written on a silent stream: readers
+// ignore it; proxies see bytes and keep the connection.
+var keepAliveComment = []byte(": keep-alive\n\n")
+
+// tick is the stream's timer. While the stream has a reader, it writes a
+// keep-alive comment once the stream has been silent for
+// Options.StreamKeepAlive, through the lock, the write deadline and the
+// reader of an event: a failed write fails (or detaches) the stream as an
+// event's would. While a kept stream waits for a resumption, it ends the
+// resume window.
+func (s *httpSink) tick() {
+	s.mu.Lock()
+	if s.rs.kept && s.rs.detached {
+		abandoned := s.windowTickLocked()
+		s.mu.Unlock()
+		if abandoned {
+			s.srv.log.Info("call cancelled: its stream was not resumed within Options.StreamResumeWindow", "session", s.session, "stream", s.streamID)
+			s.cancelCall(errStreamAbandoned)
+		}
+		return
+	}
+	defer s.mu.Unlock()
+	every := s.srv.opts.StreamKeepAlive
+	if s.closed || s.failed != nil || every <= 0 {
+		return
+	}
+	if idle := time.Since(s.lastWrite); idle < every {
+		s.timer.Reset(every - idle)
+		return
+	}
+	s.lastWrite = time.Now()
+	_ = s.emitLocked(keepAliveComment, true)
+	if s.failed == nil && !s.rs.detached { // else failed, or the window runs
+		s.timer.Reset(every)
+	}
+}
+
+// resetTimerLocked sets the stream's timer to tick after d.
+func (s *httpSink) resetTimerLocked(d time.Duration) {
+	if s.timer == nil {
+		s.timer = time.AfterFunc(d, s.tick)
+		return
+	}
+	s.timer.Reset(d)
+}
+
+// stopTimerLocked stops the stream's timer.
+func (s *httpSink) stopTimerLocked() {
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+}
+
+// emitLocked writes p, a whole event or comment, to where the stream's
+// bytes go now: the POST's own reply, a resuming reader (resume.go), or
+// nowhere while a resumable stream waits for its client. A failed write
+// fails the sink, or detaches a resumable stream's reader.
+func (s *httpSink) emitLocked(p []byte, flush bool) error {
+	if s.rs.reader != nil {
+		if err := s.rs.reader.send(p, flush); err != nil {
+			s.detachLocked()
+		}
+		return nil
+	}
+	if s.rs.detached {
+		return nil
+	}
+	s.armWriteLocked()
+	if _, err := s.w.Write(p); err != nil {
+		return s.writeFailedLocked(err)
+	}
+	if flush {
+		if err := s.rc.Flush(); err != nil {
+			return s.writeFailedLocked(err)
+		}
+	}
+	return nil
+}
+
+// writeFailedLocked records a failed write of the POST's own reply: it
+// fails the sink, or detaches a kept stream, which waits for its client to
+// resume it.
+func (s *httpSink) writeFailedLocked(err error) error {
+	if s.rs.kept {
+		s.detachLocked()
+		return nil
+	}
+	s.failed = err
+	return err
 }
 
 // eventLocked writes one SSE event and flushes it.
 func (s *httpSink) eventLocked(msg []byte) error { return s.writeEventLocked(msg, true) }
 
 // eventSize is the room for the SSE event that carries msg (its id is at
-// most 16+1+20 bytes): what writeEventLocked releases once written, held
+// most 64+1+16+1+20 bytes: replica, stream, number): what writeEventLocked
+// releases once written (or a kept stream once it drops the event), held
 // by its caller.
-func eventSize(msg []byte) int64 { return int64(len(msg) + 72) }
+func eventSize(msg []byte) int64 { return int64(len(msg) + 137) }
 
 // replySize is what a reply written whole holds: its bytes.
 func replySize(msg []byte) int64 { return int64(len(msg)) }
@@ -183,18 +324,18 @@ func replySize(msg []byte) int64 { return int64(len(msg)) }
 // together with the stream's end in one write.
 func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
 	size := eventSize(msg)
-	defer s.held.release(size)
 	s.nextID++
+	s.lastWrite = time.Now()
+	if s.rs.kept {
+		return s.logEventLocked(msg, size, flush) // held while kept
+	}
+	defer s.held.release(size)
 	big := len(msg) > 64<<10 // not copied: the held bytes are the message's alone
 	buf := make([]byte, 0, size)
 	if big {
 		buf = buf[:0:eventSize(nil)]
 	}
-	buf = append(buf, "id: "...)
-	buf = append(buf, s.streamID...)
-	buf = append(buf, '-')
-	buf = strconv.AppendUint(buf, s.nextID, 10)
-	buf = append(buf, "\nevent: message\ndata: "...)
+	buf = s.appendEventHead(buf)
 	s.armWriteLocked()
 	if big {
 		if err := s.writeAllLocked(buf, msg, eventEnd); err != nil {
@@ -214,6 +355,16 @@ func (s *httpSink) writeEventLocked(msg []byte, flush bool) error {
 }
 
 var eventEnd = []byte("\n\n")
+
+// appendEventHead appends the head of the event nextID: its id and type,
+// up to its data.
+func (s *httpSink) appendEventHead(buf []byte) []byte {
+	buf = append(buf, "id: "...)
+	buf = append(buf, s.streamID...)
+	buf = append(buf, '-')
+	buf = strconv.AppendUint(buf, s.nextID, 10)
+	return append(buf, "\nevent: message\ndata: "...)
+}
 
 // writeAllLocked writes parts in order; the first error fails the sink.
 func (s *httpSink) writeAllLocked(parts ...[]byte) error {
@@ -236,6 +387,10 @@ func (s *httpSink) finish(status int, msg []byte) error {
 	}
 	s.closed = true
 	if s.streamed {
+		if s.rs.kept {
+			return s.finishKeptLocked(msg)
+		}
+		s.stopTimerLocked()
 		if s.failed != nil || msg == nil {
 			return s.failed
 		}
@@ -268,6 +423,7 @@ func (s *httpSink) finish(status int, msg []byte) error {
 func (s *httpSink) close() {
 	s.mu.Lock()
 	s.closed = true
+	s.stopTimerLocked()
 	s.mu.Unlock()
 }
 

@@ -127,8 +127,16 @@ func TestHTTPServerTimeoutsLeaveCalls(t *testing.T) {
 // reading, each event write gets WriteTimeout: the handler's send fails
 // instead of blocking for as long as the client likes. Before, the upgrade
 // cleared the write deadline for good.
+//
+// The stream of a session's call outlives its write failing: it waits for
+// its client to resume it, and the sends fail once StreamResumeWindow has
+// passed without one (the call is cancelled then).
 func TestHTTPServerStreamWriteTimeout(t *testing.T) {
-	f := timeoutFixture(t, func(hs *http.Server) { hs.WriteTimeout = 200 * time.Millisecond })
+	f := newFixture(t, Options{StreamResumeWindow: 300 * time.Millisecond}, func(ts *httptest.Server) {
+		hs := NewHTTPServer("", ts.Config.Handler)
+		hs.WriteTimeout = 200 * time.Millisecond
+		ts.Config = hs
+	})
 	sent := make(chan error, 1)
 	chunk := strings.Repeat("x", 64<<10)
 	f.srv.AddTool(Tool{Name: "chatty"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {

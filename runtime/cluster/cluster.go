@@ -44,8 +44,9 @@ type Cluster interface {
 // notifications/cancelled to the replica running the call it names: a call
 // runs on the replica its POST reached, the notification is another POST
 // and may reach another one. Without it a cancel reaches the calls of the
-// replica it lands on only (a client that closes the call's stream still
-// cancels it anywhere).
+// replica it lands on only (a client that closes the call's stream and
+// does not resume it still cancels it anywhere, once the server's
+// Options.StreamResumeWindow has passed).
 type Canceler interface {
 	// Cancel tells every replica but this one that the client of
 	// sessionID cancelled the request whose id key is requestKey (opaque:
@@ -65,6 +66,32 @@ type Peer interface {
 	// CancelCall cancels the call of sessionID running here whose id key
 	// is requestKey (see Canceler); false when none runs here.
 	CancelCall(sessionID, requestKey, reason string) bool
+	// ResumeStream resumes a stream of sessionID kept here for a GET on
+	// another replica (see Resumer): it calls send with each event after
+	// lastEventID, in order, then with each event and keep-alive comment of
+	// the stream as they come (nil first: the stream is found, open the
+	// reply), and returns nil when the stream let go of the reader (its
+	// end, a newer resumption, a failed send), ctx.Err() when ctx ended
+	// first; ErrStreamNotFound or ErrEventsDropped before any send. send
+	// must not be called again once it failed or ResumeStream returned.
+	ResumeStream(ctx context.Context, sessionID, lastEventID string, send func(event []byte) error) error
+}
+
+// Resumer is a Cluster that also relays a resumed stream: a client whose
+// call's SSE stream broke sends a GET with Last-Event-ID, which may reach a
+// replica other than the one running the call (the event id names it).
+// Without it such a GET gets 404, and the call is cancelled once its resume
+// window ends.
+type Resumer interface {
+	// Resume asks replica for the stream of sessionID that lastEventID
+	// names and hands every event it sends, as the SSE bytes to write, to
+	// send (nil first: the stream is found), each acknowledged before the
+	// next is sent: a failed send tells the owner its reader is gone. It
+	// returns nil at the end of the stream, ErrStreamNotFound or
+	// ErrEventsDropped as the owner's Peer.ResumeStream does,
+	// ErrReplicaUnreachable when replica does not answer, and ctx.Err()
+	// once ctx ended.
+	Resume(ctx context.Context, replica, sessionID, lastEventID string, send func(event []byte) error) error
 }
 
 // SessionState is what the directory knows of a session.
@@ -95,6 +122,13 @@ var (
 	ErrReplicaUnreachable = errors.New("elicit: cluster: replica unreachable")
 	// ErrUnavailable: the cluster's transport cannot be reached.
 	ErrUnavailable = errors.New("elicit: cluster unavailable")
+	// ErrStreamNotFound: no stream that can be resumed has this event id
+	// in this session (it ended more than the resume window ago, or was
+	// never kept).
+	ErrStreamNotFound = errors.New("elicit: cluster: no such stream to resume")
+	// ErrEventsDropped: the stream no longer keeps the events that follow
+	// the event id (its replay buffer is bounded).
+	ErrEventsDropped = errors.New("elicit: cluster: the stream no longer keeps the events after this id")
 )
 
 // Claimer is a Cluster that also records the calls runtime.ClaimCall claims,

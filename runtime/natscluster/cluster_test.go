@@ -547,7 +547,15 @@ func TestSpreadAnswersOnly(t *testing.T) {
 						t.Errorf("answer %d: %d %s", i, status, body)
 					}
 					lost++
-					resp.Body.Close() // hanging up cancels the handler, which would wait for ElicitTimeout
+					// Hanging up no longer cancels a call whose reply is a
+					// stream (it waits to be resumed): cancel it, or it
+					// would wait for ElicitTimeout.
+					cancel, err := cl.do(http.MethodPost, home.url, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, cl.n))
+					if err != nil {
+						t.Fatal(err)
+					}
+					cancel.Body.Close()
+					resp.Body.Close()
 					continue
 				}
 				if text, err := result(resp, br); err != nil || text != "hello "+tag+" from r0" {

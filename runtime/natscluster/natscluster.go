@@ -293,6 +293,10 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("natscluster: subscribing to %s: %w", c.cancelSubj, err)
 	}
 	c.subs = []*nats.Subscription{ans, end, cnl}
+	if err := c.subscribeResume(); err != nil { // resume.go
+		_ = c.Close()
+		return nil, err
+	}
 	// Make sure the server has the subscriptions before anyone is told
 	// this replica exists.
 	if err := c.nc.FlushWithContext(ctx); err != nil {

@@ -1,0 +1,572 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime/cluster"
+)
+
+// Resumable streams (2025-11-25, "Resumability and Redelivery"): once a
+// session's tools/call has been upgraded to SSE, its connection dropping
+// no longer cancels the call. The stream keeps its events (a bounded
+// suffix, held in Options.MaxHeldBytes) and waits Options.StreamResumeWindow
+// for a GET with Last-Event-ID, which replays what followed that id and then
+// carries the stream on to its response. The stream's id names the replica
+// that runs the call, so a GET that reaches another replica is relayed
+// through the cluster (cluster.Resumer).
+
+// errStreamAbandoned is the cause that cancels a call whose stream no GET
+// resumed within Options.StreamResumeWindow, and what its sends fail with
+// from then on.
+var errStreamAbandoned = errors.New("elicit: the client went away and did not resume the call's stream within Options.StreamResumeWindow")
+
+// resumeState is what a kept stream adds to its sink.
+type resumeState struct {
+	kept bool // in the server's table (false: not resumable, or a bound refused it)
+	gone bool // expired or evicted, its events freed
+	// reader is a resuming GET's (here or, through the cluster, on another
+	// replica); nil with detached false: the POST's own reply.
+	reader    *streamReader
+	detached  bool        // no reader: events are only kept
+	windowEnd time.Time   // while detached: when the stream expires
+	log       []keptEvent // a contiguous suffix of the events, oldest first
+	logBytes  int64       // held in the server's budget
+	inline    [4]keptEvent
+}
+
+// keptEvent is one event of a kept stream: its number, its bytes and what
+// it holds of the server's budget.
+type keptEvent struct {
+	n    uint64
+	ev   []byte
+	held int64
+}
+
+// streamReader is where a resumed stream's bytes go: send writes one event
+// or comment (nil: nothing yet, just open the reply); done is closed when
+// the stream lets go of the reader (its end, another resumption, a failed
+// write).
+type streamReader struct {
+	send func(ev []byte, flush bool) error
+	done chan struct{}
+}
+
+// callBase is a request's context without its cancellation, the values
+// only (context.WithoutCancel, held in the sink rather than allocated): the
+// parent of a resumable call's context. Its Value passes every key on, the
+// context package's own too; harmless: the one context made from it is a
+// cancelCtx, which answers that key itself, and with no Done channel it is
+// never asked.
+type callBase struct{ parent context.Context }
+
+func (*callBase) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*callBase) Done() <-chan struct{}       { return nil }
+func (*callBase) Err() error                  { return nil }
+func (b *callBase) Value(key any) any         { return b.parent.Value(key) }
+
+// resumable prepares sk for a session call whose stream can be resumed and
+// returns the call's context: the POST's connection ending cancels it only
+// until the reply is upgraded. Call callOver once the call is over.
+func (sk *httpSink) resumable(r *http.Request, sess *Session) context.Context {
+	sk.base.parent = r.Context()
+	ctx, cancel := context.WithCancelCause(&sk.base)
+	sk.session, sk.cancelCall = sess.id, cancel
+	sk.stopWatch = context.AfterFunc(r.Context(), sk.connectionGone)
+	return ctx
+}
+
+// callOver releases what resumable made.
+func (sk *httpSink) callOver() {
+	sk.stopWatch()
+	sk.cancelCall(nil)
+}
+
+// connectionGone runs when the POST's connection ends: before the upgrade
+// it cancels the call, as without resumption; after, it detaches the
+// stream from the POST, to wait for a GET.
+func (sk *httpSink) connectionGone() {
+	sk.mu.Lock()
+	switch {
+	case sk.closed:
+	case !sk.rs.kept:
+		sk.mu.Unlock()
+		sk.cancelCall(context.Canceled)
+		return
+	case sk.rs.reader == nil && !sk.rs.detached:
+		sk.detachLocked()
+	}
+	sk.mu.Unlock()
+}
+
+// keepStreamLocked keeps the stream just upgraded for a resumption, unless
+// its session keeps Options.MaxResumableStreams running ones already.
+func (sk *httpSink) keepStreamLocked() {
+	sk.rs.log = sk.rs.inline[:0]
+	evicted, ok := sk.srv.streams.add(sk, sk.srv.opts.MaxResumableStreams)
+	sk.rs.kept = ok
+	if evicted != nil {
+		// A finished stream takes no other sink's lock: holding this
+		// one while taking its lock cannot deadlock.
+		evicted.evict()
+	}
+	if !ok {
+		sk.srv.log.Warn("stream not kept for a resumption: its session runs Options.MaxResumableStreams kept streams already", "session", sk.session, "stream", sk.streamID)
+	}
+}
+
+// logEventLocked keeps event nextID, whose size the caller held, and
+// writes it to the stream's reader.
+func (sk *httpSink) logEventLocked(msg []byte, size int64, flush bool) error {
+	ev := sk.appendEventHead(make([]byte, 0, size))
+	ev = append(append(ev, msg...), eventEnd...)
+	rs := &sk.rs
+	rs.log = append(rs.log, keptEvent{n: sk.nextID, ev: ev, held: size})
+	rs.logBytes += size
+	sk.keptBytes.Store(rs.logBytes)
+	for len(rs.log) > 1 && rs.logBytes > sk.srv.opts.MaxStreamReplayBytes {
+		sk.dropOldestLocked()
+	}
+	return sk.emitLocked(ev, flush)
+}
+
+func (sk *httpSink) dropOldestLocked() {
+	rs := &sk.rs
+	sk.held.release(rs.log[0].held)
+	rs.logBytes -= rs.log[0].held
+	sk.keptBytes.Store(rs.logBytes)
+	rs.log[0] = keptEvent{}
+	rs.log = rs.log[1:]
+}
+
+// finishKeptLocked ends a kept stream with its response (nil: none). The
+// events stay for Options.StreamResumeWindow: the response may be lost
+// after it was written.
+func (sk *httpSink) finishKeptLocked(msg []byte) error {
+	rs := &sk.rs
+	if msg != nil {
+		msg, _ = sk.held.holdReply(msg, sk.id, eventSize) // busy: the stream ends with the error instead
+		// The POST's own last event is not flushed: net/http sends it with
+		// the reply's end.
+		_ = sk.writeEventLocked(msg, rs.reader != nil)
+	}
+	if rs.reader != nil || !rs.detached { // written to a live reply: only the response may be missing
+		for len(rs.log) > 1 {
+			sk.dropOldestLocked()
+		}
+	}
+	if len(rs.log) == 1 && rs.logBytes > sk.srv.opts.MaxStreamReplayBytes {
+		sk.dropOldestLocked() // a response larger than the bound is not kept once it was written
+	}
+	sk.letGoLocked()
+	sk.armWindowLocked()
+	sk.done.Store(true) // only now: shed (which takes finished streams' locks) must not pick this one while it holds its own
+	return nil
+}
+
+// letGoLocked ends the reader's part: the stream has no reader afterwards.
+func (sk *httpSink) letGoLocked() {
+	if rs := &sk.rs; rs.reader != nil {
+		close(rs.reader.done)
+		rs.reader = nil
+	}
+	sk.rs.detached = true
+}
+
+// detachLocked lets the reader go: a running call's stream waits for a GET
+// for Options.StreamResumeWindow.
+func (sk *httpSink) detachLocked() {
+	sk.letGoLocked()
+	if !sk.closed { // a finished stream's window runs already
+		sk.armWindowLocked()
+	}
+}
+
+// armWindowLocked starts the resume window.
+func (sk *httpSink) armWindowLocked() {
+	d := max(sk.srv.opts.StreamResumeWindow, 0)
+	sk.rs.windowEnd = time.Now().Add(d)
+	sk.resetTimerLocked(d)
+}
+
+// windowTickLocked ends a window that ran out: the stream is forgotten and
+// its events freed. It reports whether the call still runs (the caller
+// cancels it, without the lock).
+func (sk *httpSink) windowTickLocked() (abandoned bool) {
+	if sk.rs.gone {
+		return false
+	}
+	if wait := time.Until(sk.rs.windowEnd); wait > 0 {
+		sk.timer.Reset(wait)
+		return false
+	}
+	sk.freeLocked()
+	if sk.closed {
+		return false
+	}
+	sk.failed = errStreamAbandoned // what its handler's sends get from now on
+	return true
+}
+
+// evict frees a finished stream its session's newer stream displaced.
+func (sk *httpSink) evict() {
+	sk.mu.Lock()
+	sk.freeLocked()
+	sk.mu.Unlock()
+}
+
+// freeLocked forgets the stream and frees its events.
+func (sk *httpSink) freeLocked() {
+	rs := &sk.rs
+	if rs.gone {
+		return
+	}
+	rs.gone = true
+	sk.stopTimerLocked()
+	for len(rs.log) > 0 {
+		sk.dropOldestLocked()
+	}
+	rs.log = nil
+	sk.srv.streams.remove(sk)
+}
+
+// resume attaches rd to the stream: it sends the events after event number
+// after, then (if the call still runs) the stream's next ones as they come.
+func (sk *httpSink) resume(rd *streamReader, after uint64) error {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	rs := &sk.rs
+	switch {
+	case !rs.kept || rs.gone:
+		return cluster.ErrStreamNotFound
+	case after > sk.nextID:
+		return cluster.ErrStreamNotFound // an id this stream never sent
+	}
+	first := sk.nextID + 1
+	if len(rs.log) > 0 {
+		first = rs.log[0].n
+	}
+	if after+1 < first {
+		return cluster.ErrEventsDropped
+	}
+	if rs.reader != nil { // one reader at a time: the newest
+		close(rs.reader.done)
+	}
+	rs.reader, rs.detached = rd, false
+	if !sk.closed { // the timer keeps this reader's stream alive now
+		if every := sk.srv.opts.StreamKeepAlive; every > 0 {
+			sk.resetTimerLocked(every)
+		} else {
+			sk.stopTimerLocked()
+		}
+	}
+	if rd.send(nil, true) != nil {
+		sk.detachLocked()
+		return nil
+	}
+	for _, e := range rs.log {
+		if e.n <= after {
+			continue
+		}
+		if rd.send(e.ev, true) != nil {
+			sk.detachLocked()
+			return nil
+		}
+	}
+	sk.lastWrite = time.Now()
+	if sk.closed { // all there is: the reply ends
+		sk.letGoLocked()
+	}
+	return nil
+}
+
+// release lets rd go if it still reads the stream (its GET ended).
+func (sk *httpSink) release(rd *streamReader) {
+	sk.mu.Lock()
+	if sk.rs.reader == rd {
+		sk.detachLocked()
+	}
+	sk.mu.Unlock()
+}
+
+// streamTable is a server's kept streams, by stream id, and each
+// session's, oldest first.
+type streamTable struct {
+	mu         sync.Mutex
+	byID       map[string]*httpSink
+	perSession map[string][]*httpSink
+}
+
+// add keeps sk unless its session keeps max streams already: then its
+// oldest finished one is evicted (returned, to free), or, when all of them
+// run, sk is not kept.
+func (t *streamTable) add(sk *httpSink, max int) (evicted *httpSink, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID == nil {
+		t.byID, t.perSession = map[string]*httpSink{}, map[string][]*httpSink{}
+	}
+	list := t.perSession[sk.session]
+	if len(list) >= max {
+		for _, old := range list {
+			if old.finished() {
+				evicted = old
+				break
+			}
+		}
+		if evicted == nil {
+			return nil, false
+		}
+		t.removeLocked(evicted)
+		list = t.perSession[sk.session]
+	}
+	t.byID[sk.streamID] = sk
+	t.perSession[sk.session] = append(list, sk)
+	return evicted, true
+}
+
+func (t *streamTable) get(id string) *httpSink {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byID[id]
+}
+
+func (t *streamTable) remove(sk *httpSink) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.removeLocked(sk)
+}
+
+func (t *streamTable) removeLocked(sk *httpSink) {
+	if t.byID[sk.streamID] != sk {
+		return
+	}
+	delete(t.byID, sk.streamID)
+	list := t.perSession[sk.session]
+	for i, x := range list {
+		if x == sk {
+			copy(list[i:], list[i+1:]) // in place: the session's next stream reuses the room
+			list[len(list)-1] = nil
+			list = list[:len(list)-1]
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(t.perSession, sk.session)
+	} else {
+		t.perSession[sk.session] = list
+	}
+}
+
+// shed frees finished streams kept for a resumption, until need bytes are
+// freed or none is left: live requests come before a response that may
+// have been lost. The caller may hold a running stream's lock (a finished
+// stream takes no other sink's lock, so taking theirs cannot deadlock),
+// but not the table's.
+func (t *streamTable) shed(need int64) {
+	t.mu.Lock()
+	var victims []*httpSink
+	var freed int64
+	for _, sk := range t.byID {
+		if freed >= need {
+			break
+		}
+		if sk.finished() {
+			victims = append(victims, sk)
+			freed += sk.keptBytes.Load()
+		}
+	}
+	t.mu.Unlock()
+	for _, sk := range victims {
+		sk.evict()
+	}
+}
+
+// len reports the streams kept.
+func (t *streamTable) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.byID)
+}
+
+// finished reports whether a kept stream's call has ended; the table asks
+// it holding its own lock, so it must not take the sink's.
+func (sk *httpSink) finished() bool { return sk.done.Load() }
+
+// parseEventID splits an event id, "<stream>-<n>", where stream is 16 hex
+// digits, after "<replica>." in a cluster.
+func parseEventID(id string) (stream, replica string, n uint64, ok bool) {
+	dash := strings.LastIndexByte(id, '-')
+	if dash < 0 {
+		return "", "", 0, false
+	}
+	stream = id[:dash]
+	n, err := strconv.ParseUint(id[dash+1:], 10, 64)
+	if err != nil {
+		return "", "", 0, false
+	}
+	hex := stream
+	if dot := strings.IndexByte(stream, '.'); dot >= 0 {
+		replica, hex = stream[:dot], stream[dot+1:]
+		if !validReplicaID(replica) {
+			return "", "", 0, false
+		}
+	}
+	if len(hex) != 16 {
+		return "", "", 0, false
+	}
+	for i := 0; i < len(hex); i++ {
+		if c := hex[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return "", "", 0, false
+		}
+	}
+	return stream, replica, n, true
+}
+
+// resumeHere attaches send to the stream of this replica that
+// lastEventID names, in sessionID, and returns when the stream lets it go
+// (nil) or ctx ends.
+func (s *Server) resumeHere(ctx context.Context, sessionID, lastEventID string, send func(ev []byte, flush bool) error) error {
+	stream, _, n, ok := parseEventID(lastEventID)
+	if !ok {
+		return cluster.ErrStreamNotFound
+	}
+	sk := s.streams.get(stream)
+	if sk == nil || sk.session != sessionID {
+		return cluster.ErrStreamNotFound
+	}
+	rd := &streamReader{send: send, done: make(chan struct{})}
+	if err := sk.resume(rd, n); err != nil {
+		return err
+	}
+	select {
+	case <-rd.done:
+		return nil
+	case <-ctx.Done():
+		sk.release(rd)
+		return ctx.Err()
+	}
+}
+
+// ResumeStream implements cluster.Peer: a GET on another replica resumes a
+// stream of this one.
+func (p clusterPeer) ResumeStream(ctx context.Context, sessionID, lastEventID string, send func(ev []byte) error) error {
+	return p.s.resumeHere(ctx, sessionID, lastEventID, func(ev []byte, _ bool) error { return send(ev) })
+}
+
+// serveGET answers a GET: with Last-Event-ID, the resumption of a call's
+// stream; without, 405 (every server message here belongs to a call and
+// rides its stream: there is no standalone stream).
+func (s *Server) serveGET(w http.ResponseWriter, r *http.Request) {
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, CodeInvalidRequest, "method not allowed: a GET must carry Last-Event-ID, to resume a call's stream (standalone GET streams are not offered)")
+		return
+	}
+	if _, sseOK := accepts(r.Header.Values("Accept")); !sseOK {
+		httpError(w, http.StatusNotAcceptable, CodeInvalidRequest, "Accept must allow text/event-stream")
+		return
+	}
+	sess, ok := s.sessionFor(w, r)
+	if !ok {
+		return
+	}
+	sess.touch()
+	_, owner, _, ok := parseEventID(last)
+	if !ok {
+		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "malformed Last-Event-ID "+strconv.Quote(clip(last))+": not an event id of this server")
+		return
+	}
+	out := newStreamOut(w, r)
+	ctx := r.Context()
+	var err error
+	switch rsm, _ := s.opts.Cluster.(cluster.Resumer); {
+	case owner == "" || owner == s.replica:
+		err = s.resumeHere(ctx, sess.id, last, out.send)
+	case rsm == nil:
+		err = cluster.ErrStreamNotFound
+	default:
+		err = s.resumeElsewhere(ctx, rsm, owner, sess.id, last, out)
+	}
+	if out.started {
+		return // the reply is under way: it ends here
+	}
+	switch {
+	case err == nil, ctx.Err() != nil:
+		return
+	case errors.Is(err, cluster.ErrEventsDropped):
+		httpError(w, http.StatusGone, CodeInvalidRequest, "the events after "+strconv.Quote(clip(last))+" are no longer kept (Options.MaxStreamReplayBytes): the call's stream cannot be resumed")
+	case errors.Is(err, cluster.ErrStreamNotFound), errors.Is(err, cluster.ErrReplicaUnreachable):
+		httpError(w, http.StatusNotFound, CodeInvalidRequest, "no stream to resume after "+strconv.Quote(clip(last))+" in this session: its call ended more than Options.StreamResumeWindow ago, its replica is gone, or it was never kept (Options.MaxResumableStreams)")
+	default:
+		s.log.Warn("stream not resumed through the cluster", "session", sess.id, "replica", owner, "err", err)
+		httpError(w, http.StatusServiceUnavailable, CodeInternalError, "cannot resume the stream on replica "+strconv.Quote(owner)+": "+err.Error())
+	}
+}
+
+// resumeElsewhere relays the stream of another replica to out. The owner
+// writes something at least every Options.StreamKeepAlive (every replica
+// has the same): a relay silent much longer than that has lost its owner.
+func (s *Server) resumeElsewhere(ctx context.Context, rsm cluster.Resumer, owner, sessionID, last string, out *streamOut) error {
+	send := func(ev []byte) error { return out.send(ev, true) }
+	if every := s.opts.StreamKeepAlive; every > 0 {
+		idle := 2*every + clusterTimeout
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		watchdog := time.AfterFunc(idle, cancel)
+		defer watchdog.Stop()
+		send = func(ev []byte) error {
+			watchdog.Reset(idle)
+			return out.send(ev, true)
+		}
+	}
+	return rsm.Resume(ctx, owner, sessionID, last, send)
+}
+
+// streamOut is a GET's reply that carries a resumed stream.
+type streamOut struct {
+	w            http.ResponseWriter
+	rc           *http.ResponseController
+	writeTimeout time.Duration
+	started      bool
+}
+
+// newStreamOut lifts the server's deadlines for the GET (the stream lives
+// at human speed) and gives each write its own, as a POST's reply.
+func newStreamOut(w http.ResponseWriter, r *http.Request) *streamOut {
+	o := &streamOut{w: w, rc: http.NewResponseController(w), writeTimeout: HTTPWriteTimeout}
+	if hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server); hs != nil && hs.WriteTimeout > 0 {
+		o.writeTimeout = hs.WriteTimeout
+	}
+	_ = o.rc.SetReadDeadline(time.Time{})
+	_ = o.rc.SetWriteDeadline(time.Time{})
+	return o
+}
+
+// send writes ev (nil: only the reply's head) and flushes.
+func (o *streamOut) send(ev []byte, _ bool) error {
+	if !o.started {
+		o.started = true
+		h := o.w.Header()
+		h["Content-Type"] = []string{"text/event-stream"}
+		h["Cache-Control"] = []string{"no-cache, no-transform"}
+		h["X-Accel-Buffering"] = []string{"no"}
+		o.w.WriteHeader(http.StatusOK)
+	}
+	if o.writeTimeout > 0 {
+		_ = o.rc.SetWriteDeadline(time.Now().Add(o.writeTimeout))
+	}
+	if len(ev) > 0 {
+		if _, err := o.w.Write(ev); err != nil {
+			return err
+		}
+	}
+	return o.rc.Flush()
+}

@@ -1,0 +1,495 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime/internal/netfault"
+)
+
+// get sends a GET that resumes the stream after lastEventID ("" : none).
+func (c *client) get(lastEventID string, headers ...string) *http.Response {
+	c.f.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.f.url, nil)
+	if err != nil {
+		c.f.t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if c.sid != "" {
+		req.Header.Set(HeaderSessionID, c.sid)
+	}
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(k, strings.TrimSpace(v))
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.f.t.Fatal(err)
+	}
+	return resp
+}
+
+// addSteps adds the tool "steps": n log notifications of size bytes, then
+// the "ask" form, then the answer's username.
+func addSteps(f *fixture, n, size int) {
+	f.srv.AddTool(Tool{Name: "steps"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		for i := range n {
+			if err := req.Log("info", "steps", fmt.Sprintf("step %d %s", i+1, strings.Repeat("s", size))); err != nil {
+				return nil, err
+			}
+		}
+		content, err := ElicitSchema(ctx, "Who are you?", userSchema)
+		f.outcomes <- outcome{content, err}
+		if err != nil {
+			return nil, err
+		}
+		return TextResult(fmt.Sprintf("hello %v", content["username"])), nil
+	})
+}
+
+// waitKept waits until the server keeps n streams.
+func waitKept(t *testing.T, srv *Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.streams.len() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d streams kept, want %d", srv.streams.len(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestStreamResumeReplaysAfterLastEventID: a client whose stream broke
+// after the second of three events resumes it with GET and Last-Event-ID:
+// the events after that id come again, with their ids, then the stream
+// goes on to the call's response, which the answer POSTed meanwhile
+// produces. The handler never saw the drop. Before, GET was 405 and the
+// drop cancelled the call.
+func TestStreamResumeReplaysAfterLastEventID(t *testing.T) {
+	f := newFixture(t, Options{})
+	addSteps(f, 2, 10)
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	resp, _ := c.callTool("steps", `{}`)
+	st := openStream(t, resp)
+	events := []event{st.mustNext(), st.mustNext(), st.mustNext()}
+	st.close() // the connection drops
+
+	re := openStream(t, c.get(events[0].id))
+	defer re.close()
+	for _, want := range events[1:] {
+		if got := re.mustNext(); got.id != want.id || got.data != want.data {
+			t.Fatalf("replayed %s %s, want %s %s", got.id, got.data, want.id, want.data)
+		}
+	}
+	eid, _ := events[2].msg["id"].(string)
+	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
+	if text, isErr := re.result(); isErr || text != "hello ann" {
+		t.Errorf("result on the resumed stream: %q isError=%v", text, isErr)
+	}
+	if o := f.waitOutcome(); o.err != nil {
+		t.Errorf("the handler's Elicit: %v", o.err)
+	}
+	if _, ok := re.next(); ok {
+		t.Error("the resumed stream goes on after the response")
+	}
+}
+
+// TestStreamResumeAfterTheEnd: a call that ends while its client is away
+// keeps its events for the resume window: a GET then gets the response it
+// missed, and the stream is forgotten once the window has passed.
+func TestStreamResumeAfterTheEnd(t *testing.T) {
+	f := newFixture(t, Options{StreamResumeWindow: 500 * time.Millisecond})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	resp, _ := c.callTool("ask", `{}`)
+	st := openStream(t, resp)
+	ev := st.mustNext()
+	st.close()
+	eid, _ := ev.msg["id"].(string)
+	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
+	if o := f.waitOutcome(); o.err != nil {
+		t.Fatalf("Elicit: %v", o.err)
+	}
+	re := openStream(t, c.get(ev.id))
+	if text, isErr := re.result(); isErr || !strings.Contains(text, "ann") {
+		t.Errorf("the missed response: %q isError=%v", text, isErr)
+	}
+	re.close()
+	waitKept(t, f.srv, 0)
+	if n := f.srv.held.n.Load(); n != 0 {
+		t.Errorf("%d bytes still held once the stream is forgotten", n)
+	}
+	body := c.expect(c.get(ev.id), http.StatusNotFound)
+	if !strings.Contains(body, "no stream to resume") {
+		t.Errorf("GET after the window: %s", body)
+	}
+}
+
+// TestStreamResumeRefusals: what a GET that cannot resume anything gets,
+// each time with a JSON-RPC error body that says why; none hangs.
+func TestStreamResumeRefusals(t *testing.T) {
+	f := newFixture(t, Options{})
+	a := f.connect("2025-11-25", `{"elicitation":{}}`)
+	b := f.connect("2025-11-25", `{"elicitation":{}}`)
+	st, _ := asking(t, a)
+	defer st.close()
+	var live string
+	{ // the id of a's live stream: the elicitation's event
+		resp, _ := a.callTool("ask", `{}`)
+		s2 := openStream(t, resp)
+		live = s2.mustNext().id
+		defer s2.close()
+	}
+	for _, tc := range []struct {
+		name   string
+		c      *client
+		last   string
+		header string
+		status int
+		says   string
+	}{
+		{"no Last-Event-ID", a, "", "", http.StatusMethodNotAllowed, "must carry Last-Event-ID"},
+		{"malformed id", a, "nonsense", "", http.StatusBadRequest, "malformed Last-Event-ID"},
+		{"unknown stream", a, "0123456789abcdef-1", "", http.StatusNotFound, "no stream to resume"},
+		{"an id the stream never sent", a, live[:strings.LastIndexByte(live, '-')] + "-99", "", http.StatusNotFound, "no stream to resume"},
+		{"another session's stream", b, live, "", http.StatusNotFound, "no stream to resume"},
+		{"another replica's, without a cluster", a, "r9.0123456789abcdef-1", "", http.StatusNotFound, "no stream to resume"},
+		{"no SSE in Accept", a, live, "Accept: application/json", http.StatusNotAcceptable, "text/event-stream"},
+		{"no session", &client{f: f, hc: a.hc}, live, "", http.StatusBadRequest, "missing " + HeaderSessionID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var headers []string
+			if tc.header != "" {
+				headers = append(headers, tc.header)
+			}
+			body := tc.c.expect(tc.c.get(tc.last, headers...), tc.status)
+			if !strings.Contains(body, tc.says) || !strings.Contains(body, `"jsonrpc":"2.0"`) {
+				t.Errorf("body %s, want a JSON-RPC error saying %q", body, tc.says)
+			}
+		})
+	}
+}
+
+// TestStreamResumeWindowCancels: a stream no GET resumes within
+// StreamResumeWindow cancels its call, as a drop did before, and is
+// forgotten: its handler's context ends (the cause says why), a late GET
+// gets 404, and no goroutine is left (TestMain checks).
+func TestStreamResumeWindowCancels(t *testing.T) {
+	f := newFixture(t, Options{StreamResumeWindow: 100 * time.Millisecond})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	resp, _ := c.callTool("ask", `{}`)
+	st := openStream(t, resp)
+	ev := st.mustNext()
+	st.close()
+	o := f.waitOutcome()
+	if !errors.Is(o.err, context.Canceled) || !errors.Is(o.err, errStreamAbandoned) {
+		t.Fatalf("the handler got %v, want context.Canceled caused by errStreamAbandoned", o.err)
+	}
+	waitKept(t, f.srv, 0)
+	c.expect(c.get(ev.id), http.StatusNotFound)
+	waitPending(t, f.srv, 0)
+}
+
+// TestStreamResumeOff: a negative StreamResumeWindow keeps nothing: a
+// drop cancels the call at once, as before resumable streams.
+func TestStreamResumeOff(t *testing.T) {
+	f := newFixture(t, Options{StreamResumeWindow: -1})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	st, _ := asking(t, c)
+	if n := f.srv.streams.len(); n != 0 {
+		t.Errorf("%d streams kept with StreamResumeWindow < 0", n)
+	}
+	st.close()
+	if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) {
+		t.Fatalf("the handler got %v, want context.Canceled", o.err)
+	}
+}
+
+// TestStreamsKeptPerSession: a session keeps MaxResumableStreams streams:
+// a stream past it, while the others run, is not kept (its drop cancels
+// its call at once, and a GET for it gets 404 naming the bound); once one
+// has finished, a new stream evicts it.
+func TestStreamsKeptPerSession(t *testing.T) {
+	f := newFixture(t, Options{MaxResumableStreams: 1})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	kept, keptID := asking(t, c)
+	resp, _ := c.callTool("ask", `{}`)
+	over := openStream(t, resp)
+	ev := over.mustNext()
+	waitKept(t, f.srv, 1)
+	over.close()
+	if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) {
+		t.Fatalf("the stream past the bound: handler %v, want cancelled at once", o.err)
+	}
+	if body := c.expect(c.get(ev.id), http.StatusNotFound); !strings.Contains(body, "MaxResumableStreams") {
+		t.Errorf("GET for a stream not kept: %s", body)
+	}
+	c.expect(c.answer(keptID, acceptUser), http.StatusAccepted)
+	if text, _ := kept.result(); !strings.Contains(text, "ann") {
+		t.Errorf("the kept stream's result: %q", text)
+	}
+	kept.close()
+	f.waitOutcome()
+	resp, _ = c.callTool("ask", `{}`) // evicts the finished one
+	st := openStream(t, resp)
+	defer st.close()
+	newest := st.mustNext().id
+	waitKept(t, f.srv, 1)
+	if f.srv.streams.get(newest[:strings.LastIndexByte(newest, '-')]) == nil {
+		t.Error("the new stream is not the one kept")
+	}
+}
+
+// TestStreamSecondResumeReplacesFirst: one reader per stream: a second
+// GET takes the stream over, and the first one's reply ends.
+func TestStreamSecondResumeReplacesFirst(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	resp, _ := c.callTool("ask", `{}`)
+	st := openStream(t, resp)
+	ev := st.mustNext()
+	st.close()
+	first := openStream(t, c.get(ev.id))
+	defer first.close()
+	second := openStream(t, c.get(ev.id))
+	defer second.close()
+	ended := make(chan bool, 1)
+	go func() {
+		_, ok := first.next()
+		ended <- !ok
+	}()
+	select {
+	case gotEnd := <-ended:
+		if !gotEnd {
+			t.Fatal("the replaced GET got an event")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the replaced GET still open 10s after another resumed the stream")
+	}
+	eid, _ := ev.msg["id"].(string)
+	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
+	if text, isErr := second.result(); isErr || !strings.Contains(text, "ann") {
+		t.Errorf("result on the second GET: %q isError=%v", text, isErr)
+	}
+	f.waitOutcome()
+}
+
+// TestStreamReplayBound: a stream keeps at most MaxStreamReplayBytes of
+// its events (the newest): a GET that asks for older ones gets 410 saying
+// so, and one within what is kept still resumes.
+func TestStreamReplayBound(t *testing.T) {
+	f := newFixture(t, Options{MaxStreamReplayBytes: 2000})
+	addSteps(f, 10, 400)
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	resp, _ := c.callTool("steps", `{}`)
+	st := openStream(t, resp)
+	var events []event
+	for range 11 {
+		events = append(events, st.mustNext())
+	}
+	st.close()
+	body := c.expect(c.get(events[0].id), http.StatusGone)
+	if !strings.Contains(body, "no longer kept") || !strings.Contains(body, "MaxStreamReplayBytes") {
+		t.Errorf("GET for dropped events: %s", body)
+	}
+	re := openStream(t, c.get(events[9].id))
+	defer re.close()
+	if got := re.mustNext(); got.id != events[10].id {
+		t.Fatalf("replayed %s, want %s", got.id, events[10].id)
+	}
+	eid, _ := events[10].msg["id"].(string)
+	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
+	if text, _ := re.result(); text != "hello ann" {
+		t.Errorf("result %q", text)
+	}
+	f.waitOutcome()
+}
+
+// TestStreamKeepAliveOnTheWire: an upgraded stream that stays silent gets
+// an SSE comment every StreamKeepAlive; a plain JSON reply is not
+// upgraded for it.
+func TestStreamKeepAliveOnTheWire(t *testing.T) {
+	f := newFixture(t, Options{StreamKeepAlive: 30 * time.Millisecond})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	st, eid := asking(t, c)
+	defer st.close()
+	comments := 0
+	deadline := time.Now().Add(5 * time.Second)
+	for comments < 3 && time.Now().Before(deadline) {
+		line, err := st.sc.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended: %v", err)
+		}
+		if line == ": keep-alive\n" {
+			comments++
+		}
+	}
+	if comments < 3 {
+		t.Fatalf("%d keep-alive comments within 5s at a 30ms interval", comments)
+	}
+	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
+	if text, isErr := st.result(); isErr || !strings.Contains(text, "ann") {
+		t.Errorf("result after keep-alives: %q isError=%v", text, isErr)
+	}
+	f.waitOutcome()
+	resp, _ := c.callTool("plain", `{}`)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("a plain call's reply: %s", ct)
+	}
+	readAll(t, resp)
+}
+
+// TestStreamSlowerThanProxyReadTimeout: behind a proxy that cuts a
+// connection silent for 300ms, people who answer after 1s still complete
+// their calls (30 sessions at once): keep-alives keep the streams open.
+// Without them (StreamKeepAlive < 0, StreamResumeWindow < 0: the runtime
+// before), the proxy cuts every stream and every call is lost.
+func TestStreamSlowerThanProxyReadTimeout(t *testing.T) {
+	const calls = 30
+	for _, tc := range []struct {
+		name      string
+		keepAlive time.Duration
+		completes bool
+	}{
+		{"keep-alive", 100 * time.Millisecond, true},
+		{"none", -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, Options{StreamKeepAlive: tc.keepAlive, StreamResumeWindow: -1})
+			f.outcomes = make(chan outcome, calls)
+			px, err := netfault.Start(f.http.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer px.Close()
+			px.SetReadTimeout(300 * time.Millisecond)
+			f.url = "http://" + px.Addr() + "/mcp"
+			var wg sync.WaitGroup
+			var completed atomic.Int32
+			for range calls {
+				c := f.connect("2025-11-25", `{"elicitation":{}}`)
+				st, eid := asking(t, c)
+				wg.Go(func() {
+					defer st.close()
+					time.Sleep(time.Second) // the person thinks
+					resp := c.answer(eid, acceptUser)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusAccepted {
+						return
+					}
+					if ev, ok := st.next(); ok && strings.Contains(ev.data, "hello") {
+						completed.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			t.Logf("%s: %d of %d calls completed after 1s behind a 300ms proxy read timeout; %d streams cut idle", tc.name, completed.Load(), calls, px.IdleCuts())
+			if want := map[bool]int32{true: calls, false: 0}[tc.completes]; completed.Load() != want {
+				t.Errorf("%d calls completed, want %d", completed.Load(), want)
+			}
+			if tc.completes && px.IdleCuts() != 0 {
+				t.Errorf("the proxy cut %d silent connections", px.IdleCuts())
+			}
+			for range calls {
+				f.waitOutcome()
+			}
+		})
+	}
+}
+
+// TestStreamResumeThroughCutProxy: a connection cut by the network right
+// after the elicitation event (a loopback proxy drops it) is resumed by a
+// GET through the same proxy, and the call completes.
+func TestStreamResumeThroughCutProxy(t *testing.T) {
+	f := newFixture(t, Options{})
+	px, err := netfault.Start(f.http.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
+	f.url = "http://" + px.Addr() + "/mcp"
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	px.CutAfter("elicitation/create")
+	resp, _ := c.callTool("ask", `{}`)
+	st := openStream(t, resp)
+	ev := st.mustNext()
+	if _, ok := st.next(); ok || px.Cuts() != 1 {
+		t.Fatalf("the proxy did not cut the stream (%d cuts)", px.Cuts())
+	}
+	st.close()
+	re := openStream(t, c.get(ev.id))
+	defer re.close()
+	eid, _ := ev.msg["id"].(string)
+	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
+	if text, isErr := re.result(); isErr || !strings.Contains(text, "ann") {
+		t.Errorf("result on the resumed stream: %q isError=%v", text, isErr)
+	}
+	if o := f.waitOutcome(); o.err != nil {
+		t.Errorf("Elicit: %v", o.err)
+	}
+}
+
+// TestParseEventID: the event ids the server makes, and what is refused.
+func TestParseEventID(t *testing.T) {
+	for _, tc := range []struct {
+		id, stream, replica string
+		n                   uint64
+		ok                  bool
+	}{
+		{"0123456789abcdef-1", "0123456789abcdef", "", 1, true},
+		{"web-1.0123456789abcdef-42", "web-1.0123456789abcdef", "web-1", 42, true},
+		{"0123456789abcdef", "", "", 0, false},
+		{"0123456789ABCDEF-1", "", "", 0, false},
+		{"0123456789abcdef-x", "", "", 0, false},
+		{"we b.0123456789abcdef-1", "", "", 0, false},
+		{".0123456789abcdef-1", "", "", 0, false},
+		{"", "", "", 0, false},
+	} {
+		stream, replica, n, ok := parseEventID(tc.id)
+		if stream != tc.stream || replica != tc.replica || n != tc.n || ok != tc.ok {
+			t.Errorf("parseEventID(%q) = %q %q %d %v", tc.id, stream, replica, n, ok)
+		}
+	}
+}
+
+// TestKeptStreamsYieldToLiveReplies: finished streams kept for a
+// resumption hold their response in MaxHeldBytes, but a live reply that
+// would not fit beside them frees them first instead of being refused as
+// busy: one big response after another all go through.
+func TestKeptStreamsYieldToLiveReplies(t *testing.T) {
+	f := newFixture(t, Options{MaxBodyBytes: 16 << 10, MaxHeldBytes: 32 << 10})
+	big := strings.Repeat("b", 20<<10)
+	f.srv.AddTool(Tool{Name: "big"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		if err := req.Log("info", "big", "streaming"); err != nil { // upgraded: the stream is kept
+			return nil, err
+		}
+		return TextResult(big), nil
+	})
+	c := f.connect("2025-11-25", `{}`)
+	var first string
+	for i := range 3 {
+		resp, _ := c.callTool("big", `{}`)
+		st := openStream(t, resp)
+		if ev := st.mustNext(); i == 0 {
+			first = ev.id
+		}
+		text, isErr := st.result()
+		st.close()
+		if isErr || text != big {
+			t.Fatalf("call %d: isError=%v, %d bytes: %.80s", i, isErr, len(text), text)
+		}
+	}
+	if n := f.srv.streams.len(); n != 1 {
+		t.Errorf("%d streams kept, want the last one (32 KiB hold one 20 KiB response)", n)
+	}
+	c.expect(c.get(first), http.StatusNotFound)
+}
