@@ -20,9 +20,13 @@
 //	-idle-timeout        http.Server IdleTimeout: closing an idle keep-alive connection (default 60s)
 //	-session-idle        idle session expiry (default 30m)
 //	-elicit-timeout      how long to wait for an answer (default 10m)
+//	-stream-keep-alive   silence on an elicitation stream before a keep-alive comment (default 15s; below any proxy read timeout)
+//	-stream-resume-window how long a dropped stream waits for the client to resume it (default 1m)
 //	-nats                NATS URL: cluster the sessions with the other replicas (runtime/natscluster)
 //	-replica             this replica's id, unique among the replicas (required with -nats)
 //	-request-state-keys  file of the requestState keys every replica shares (required with -nats)
+//	-nats-storage        where NATS keeps the session directory: file (default; survives a NATS restart) or memory
+//	-nats-replicas       how many JetStream servers keep a copy of it (default 1)
 //	-allowed-hosts       comma-separated extra Host names a loopback listener accepts
 //	-allowed-origins     comma-separated Origin values browsers may call from ("*": any)
 //	-stdio               serve MCP over stdin/stdout instead of HTTP (logs go to stderr)
@@ -78,9 +82,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	idleTimeout := fs.Duration("idle-timeout", runtime.HTTPIdleTimeout, "http.Server IdleTimeout: closing an idle keep-alive connection")
 	sessionIdle := fs.Duration("session-idle", runtime.DefaultSessionIdleTimeout, "idle session expiry")
 	elicitTimeout := fs.Duration("elicit-timeout", runtime.DefaultElicitTimeout, "how long to wait for an elicitation answer")
+	keepAlive := fs.Duration("stream-keep-alive", runtime.DefaultStreamKeepAlive, "silence on an elicitation stream before a keep-alive comment (keep it below any proxy's read timeout)")
+	resumeWindow := fs.Duration("stream-resume-window", runtime.DefaultStreamResumeWindow, "how long a dropped elicitation stream waits for the client to resume it")
 	natsURL := fs.String("nats", "", "NATS URL: cluster the sessions with the other replicas (runtime/natscluster)")
 	replica := fs.String("replica", "", "this replica's id, unique among the replicas (required with -nats)")
 	keyFile := fs.String("request-state-keys", "", "file of the requestState keys every replica shares, one a line in hex (required with -nats)")
+	natsStorage := fs.String("nats-storage", "file", "where NATS keeps the session directory: file (survives a NATS restart) or memory")
+	natsReplicas := fs.Int("nats-replicas", 1, "how many JetStream servers keep a copy of the session directory")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated extra Host names a loopback listener accepts")
 	allowedOrigins := fs.String("allowed-origins", "", `comma-separated Origin values browsers may call from ("*": any)`)
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout instead of HTTP")
@@ -100,6 +108,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		Logger:             logger,
 		SessionIdleTimeout: *sessionIdle,
 		ElicitTimeout:      *elicitTimeout,
+		StreamKeepAlive:    *keepAlive,
+		StreamResumeWindow: *resumeWindow,
 		AllowedHosts:       list(*allowedHosts),
 		AllowedOrigins:     list(*allowedOrigins),
 	}
@@ -116,7 +126,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "ze: -nats needs -request-state-keys: every replica must open the others' requestState")
 			return 2
 		}
-		cl, closeCluster, err := joinCluster(ctx, *natsURL, *replica, *sessionIdle)
+		storage, err := storageType(*natsStorage)
+		if err != nil {
+			fmt.Fprintf(stderr, "ze: %v\n", err)
+			return 2
+		}
+		cl, closeCluster, err := joinCluster(ctx, *natsURL, *replica, *sessionIdle, storage, *natsReplicas)
 		if err != nil {
 			fmt.Fprintf(stderr, "ze: %v\n", err)
 			return 1

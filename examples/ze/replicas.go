@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/go-elicit/elicit/runtime/natscluster"
 )
@@ -80,10 +81,21 @@ func readKeys(path string) ([][]byte, error) {
 	return keys, nil
 }
 
+// storageType reads -nats-storage.
+func storageType(s string) (jetstream.StorageType, error) {
+	switch s {
+	case "file":
+		return jetstream.FileStorage, nil
+	case "memory":
+		return jetstream.MemoryStorage, nil
+	}
+	return 0, fmt.Errorf("-nats-storage %q: file or memory", s)
+}
+
 // joinCluster connects to NATS at url and joins the replicas' cluster as
 // replica. The connection reconnects for ever (a NATS restart must not end
 // the replica); close stops both.
-func joinCluster(ctx context.Context, url, replica string, sessionTTL time.Duration) (cl *natscluster.Cluster, closeAll func(), err error) {
+func joinCluster(ctx context.Context, url, replica string, sessionTTL time.Duration, st jetstream.StorageType, replicas int) (cl *natscluster.Cluster, closeAll func(), err error) {
 	if replica == "" {
 		return nil, nil, errors.New("-nats needs -replica: an id unique among the replicas")
 	}
@@ -91,7 +103,7 @@ func joinCluster(ctx context.Context, url, replica string, sessionTTL time.Durat
 	if err != nil {
 		return nil, nil, fmt.Errorf("nats %s: %w", url, err)
 	}
-	cl, err = natscluster.New(ctx, natscluster.Options{Conn: nc, Replica: replica, SessionTTL: sessionTTL})
+	cl, err = natscluster.New(ctx, natscluster.Options{Conn: nc, Replica: replica, SessionTTL: sessionTTL, Storage: st, Replicas: replicas})
 	if err != nil {
 		nc.Close()
 		return nil, nil, err

@@ -56,6 +56,7 @@ func TestZeClusterFlagsNeedKeysAndReplica(t *testing.T) {
 		{[]string{"-nats", "nats://127.0.0.1:1"}, 2, "-nats needs -request-state-keys"},
 		{[]string{"-nats", "nats://127.0.0.1:1", "-request-state-keys", keys}, 1, "-nats needs -replica"},
 		{[]string{"-request-state-keys", writeFile(t, "")}, 2, "-request-state-keys:"},
+		{[]string{"-nats", "nats://127.0.0.1:1", "-request-state-keys", keys, "-replica", "r1", "-nats-storage", "disk"}, 2, `-nats-storage "disk": file or memory`},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
