@@ -99,7 +99,7 @@ func joinCluster(ctx context.Context, url, replica string, sessionTTL time.Durat
 	if replica == "" {
 		return nil, nil, errors.New("-nats needs -replica: an id unique among the replicas")
 	}
-	nc, err := nats.Connect(url, nats.Name("ze-"+replica), nats.MaxReconnects(-1))
+	nc, err := nats.Connect(url, nats.Name("ze-"+replica), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
 		return nil, nil, fmt.Errorf("nats %s: %w", url, err)
 	}

@@ -71,7 +71,12 @@
 //
 // # Faults
 //
-// When NATS is unreachable every cluster operation fails fast with an error
+// While the connection is reconnecting, every cluster operation waits for it
+// up to Options.ReconnectGrace (5s by default): a nats-server restart
+// shorter than that costs the requests that arrive meanwhile latency, not a
+// failure, and a session initialized meanwhile is in the directory before
+// its client hears of it. When NATS stays unreachable longer (or the
+// connection is closed), every cluster operation fails with an error
 // matching cluster.ErrUnavailable, and the server degrades as the runtime
 // package doc says ("Several replicas"): a client whose requests reach a
 // replica holding its session keeps working (a replica holds the sessions
@@ -108,6 +113,7 @@ const (
 	DefaultBucket         = "elicit_sessions"
 	DefaultClaimBucket    = "elicit_claims"
 	DefaultRequestTimeout = 2 * time.Second
+	DefaultReconnectGrace = 5 * time.Second
 )
 
 // Header and reply values of the answer protocol.
@@ -139,6 +145,14 @@ type Options struct {
 	SessionTTL time.Duration
 	// RequestTimeout bounds one NATS round trip (default 2s).
 	RequestTimeout time.Duration
+	// ReconnectGrace is how long an operation waits for a NATS connection
+	// that is reconnecting (a nats-server restart, a network blip) before it
+	// fails with cluster.ErrUnavailable (default 5s; negative: fail at
+	// once). A restart shorter than it costs the requests that land on a
+	// replica meanwhile some latency instead of a 503; keep the
+	// connection's own reconnect wait (nats.ReconnectWait, 2s by default)
+	// well below it.
+	ReconnectGrace time.Duration
 	// ClaimBucket is the key-value bucket of the calls runtime.ClaimCall
 	// claimed (default "elicit_claims"), and ClaimTTL how long each claim
 	// lives (default runtime.DefaultRequestStateTTL); match the servers'
@@ -230,6 +244,9 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.ReconnectGrace == 0 {
+		opts.ReconnectGrace = DefaultReconnectGrace
 	}
 	if opts.ClaimBucket == "" {
 		opts.ClaimBucket = DefaultClaimBucket
@@ -354,7 +371,7 @@ func (c *Cluster) Publish(ctx context.Context, st cluster.SessionState) error {
 	}
 	// Kept even when the put fails: NATS coming back writes it then.
 	seq := c.mine.keep(st.ID, raw, st.ExpiresAt, false)
-	if err := c.up(); err != nil {
+	if err := c.up(ctx); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
@@ -372,7 +389,7 @@ func (c *Cluster) Lookup(ctx context.Context, sessionID string) (cluster.Session
 	if !validKey(sessionID) {
 		return st, cluster.ErrSessionNotFound
 	}
-	if err := c.up(); err != nil {
+	if err := c.up(ctx); err != nil {
 		return st, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
@@ -398,7 +415,7 @@ func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, respon
 	if !validToken(replica) {
 		return fmt.Errorf("%w: invalid replica id %q", cluster.ErrNotPending, replica)
 	}
-	if err := c.up(); err != nil {
+	if err := c.up(ctx); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
@@ -431,7 +448,7 @@ func (c *Cluster) End(ctx context.Context, sessionID string) error {
 		return fmt.Errorf("natscluster: end: invalid session id %q", sessionID)
 	}
 	c.mine.forget(sessionID) // even when NATS is down: never publish it again
-	if err := c.up(); err != nil {
+	if err := c.up(ctx); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
@@ -454,7 +471,7 @@ func (c *Cluster) Cancel(ctx context.Context, sessionID, requestKey, reason stri
 	if !validKey(sessionID) {
 		return fmt.Errorf("natscluster: cancel: invalid session id %q", sessionID)
 	}
-	if err := c.up(); err != nil {
+	if err := c.up(ctx); err != nil {
 		return err
 	}
 	msg := nats.NewMsg(c.cancelSubj)
@@ -509,7 +526,7 @@ func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (boo
 	if !validKey(key) {
 		return false, fmt.Errorf("natscluster: claim key %q is not a key-value key", key)
 	}
-	if err := c.up(); err != nil {
+	if err := c.up(ctx); err != nil {
 		return false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
@@ -524,14 +541,38 @@ func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (boo
 	return false, c.fault("claim", err)
 }
 
-// up fails fast when the connection is down: a request would only wait
-// for its timeout while the client waits on the HTTP reply.
-func (c *Cluster) up() error {
-	if st := c.nc.Status(); st != nats.CONNECTED {
-		return fmt.Errorf("%w: nats connection is %s", cluster.ErrUnavailable, st)
+// up waits, up to Options.ReconnectGrace and while ctx lasts, for a
+// connection that is reconnecting, and fails at once when it is closed: a
+// request sent meanwhile would only wait for its timeout, while the client
+// waits on the HTTP reply.
+func (c *Cluster) up(ctx context.Context) error {
+	st := c.nc.Status()
+	if st == nats.CONNECTED {
+		return nil
 	}
-	return nil
+	if c.opts.ReconnectGrace > 0 && (st == nats.RECONNECTING || st == nats.CONNECTING) {
+		grace := time.NewTimer(c.opts.ReconnectGrace)
+		defer grace.Stop()
+		poll := time.NewTicker(upPoll)
+		defer poll.Stop()
+		for st == nats.RECONNECTING || st == nats.CONNECTING {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w: nats connection is %s: %w", cluster.ErrUnavailable, st, ctx.Err())
+			case <-grace.C:
+				return fmt.Errorf("%w: nats connection still %s after %v", cluster.ErrUnavailable, st, c.opts.ReconnectGrace)
+			case <-poll.C:
+			}
+			if st = c.nc.Status(); st == nats.CONNECTED {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%w: nats connection is %s", cluster.ErrUnavailable, st)
 }
+
+// upPoll is how often up looks at a reconnecting connection's status.
+const upPoll = 20 * time.Millisecond
 
 // fault wraps a NATS failure of op as cluster.ErrUnavailable.
 func (c *Cluster) fault(op string, err error) error {

@@ -126,13 +126,46 @@ func TestNATSRestartFileStorageLosesNothing(t *testing.T) {
 	}
 }
 
+// A restart shorter than ReconnectGrace costs latency, not requests: a
+// request for a session this replica has never seen, and an initialize,
+// sent while NATS is down wait for it to come back and succeed, and the
+// session initialized meanwhile is in the directory for every replica.
+func TestNATSRestartWithinGraceLosesNothing(t *testing.T) {
+	top := newTopology(t, startNATS(t), 3)
+	held := newRawClient() // served by r0 only
+	defer held.close()
+	if err := held.initialize(top.replicas[0].url); err != nil {
+		t.Fatal(err)
+	}
+	fresh := newRawClient()
+	defer fresh.close()
+	var wg sync.WaitGroup
+	var pingDuring int
+	var initErr error
+	restartNATS(t, top, func() {
+		wg.Add(2)
+		go func() { defer wg.Done(); pingDuring = held.ping(t, top.replicas[2].url) }()
+		go func() { defer wg.Done(); initErr = fresh.initialize(top.replicas[1].url) }()
+		time.Sleep(200 * time.Millisecond) // both wait for NATS now
+	})
+	wg.Wait()
+	if pingDuring != http.StatusOK {
+		t.Errorf("a session r0 served, on r2 while NATS restarted: %d, want 200", pingDuring)
+	}
+	if initErr != nil {
+		t.Fatalf("initialize while NATS restarted: %v", initErr)
+	} else if got := fresh.ping(t, top.replicas[2].url); got != http.StatusOK {
+		t.Errorf("the session initialized while NATS restarted, on another replica: %d, want 200", got)
+	}
+}
+
 // With memory storage a NATS restart empties the buckets: new sessions work
 // again within a bounded time without restarting any replica, a session a
 // running replica initialized or served is written again (a replica that
 // never saw it finds it), and a session that only a replica stopped before
 // the restart served is lost (404), as the package doc says.
 func TestNATSRestartMemoryStorageRecovers(t *testing.T) {
-	top := newTopologyStorage(t, startNATS(t), 3, jetstream.MemoryStorage)
+	top := newTopologyStorage(t, startNATS(t), 3, jetstream.MemoryStorage, 0)
 	orphan := top.startReplica("r9")
 	held := newRawClient()
 	defer held.close()
@@ -189,7 +222,8 @@ func TestNATSRestartMemoryStorageRecovers(t *testing.T) {
 // again by itself: the answer posted again reaches its call, and a session
 // initialized during the outage is served by every replica.
 func TestNATSOutageDegradesClearly(t *testing.T) {
-	top := newTopology(t, startNATS(t), 3)
+	// An outage longer than ReconnectGrace (here: no grace at all).
+	top := newTopologyStorage(t, startNATS(t), 3, jetstream.FileStorage, -1)
 	a, b, c := top.replicas[0], top.replicas[1], top.replicas[2]
 	before := newRawClient() // a session b served before the outage
 	defer before.close()

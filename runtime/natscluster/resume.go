@@ -54,7 +54,7 @@ func (c *Cluster) Resume(ctx context.Context, replica, sessionID, lastEventID st
 	if !validToken(replica) {
 		return fmt.Errorf("%w: invalid replica id %q", cluster.ErrStreamNotFound, replica)
 	}
-	if err := c.up(); err != nil {
+	if err := c.up(ctx); err != nil {
 		return err
 	}
 	inbox := c.nc.NewInbox()

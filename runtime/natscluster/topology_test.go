@@ -102,21 +102,23 @@ type topology struct {
 	url      string // the proxy's MCP endpoint
 	keys     [][]byte
 	storage  jetstream.StorageType // of the replicas' buckets
+	grace    time.Duration         // the replicas' ReconnectGrace
 }
 
 // newTopology starts n replicas, clustered through ns unless ns is nil,
 // sharing one RequestStateKeys key, behind a round-robin proxy.
 func newTopology(tb testing.TB, ns *server.Server, n int) *topology {
 	tb.Helper()
-	return newTopologyStorage(tb, ns, n, jetstream.FileStorage)
+	return newTopologyStorage(tb, ns, n, jetstream.FileStorage, 0)
 }
 
-// newTopologyStorage is newTopology with the buckets in storage.
-func newTopologyStorage(tb testing.TB, ns *server.Server, n int, storage jetstream.StorageType) *topology {
+// newTopologyStorage is newTopology with the buckets in storage, and the
+// replicas' natscluster.Options.ReconnectGrace (0: the default).
+func newTopologyStorage(tb testing.TB, ns *server.Server, n int, storage jetstream.StorageType, grace time.Duration) *topology {
 	tb.Helper()
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	top := &topology{tb: tb, ns: ns, keys: [][]byte{key}, storage: storage}
+	top := &topology{tb: tb, ns: ns, keys: [][]byte{key}, storage: storage, grace: grace}
 	for i := range n {
 		top.replicas = append(top.replicas, top.startReplica(fmt.Sprintf("r%d", i)))
 	}
@@ -156,7 +158,7 @@ func (top *topology) startReplica(name string) *replica {
 		if err != nil {
 			tb.Fatalf("nats connect: %v", err)
 		}
-		cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name, SessionTTL: time.Minute, Storage: top.storage, Logger: opts.Logger,
+		cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: name, SessionTTL: time.Minute, Storage: top.storage, Logger: opts.Logger, ReconnectGrace: top.grace,
 			// Correctness, not latency, is tested here: a loaded CI machine
 			// under -race must not turn a slow NATS round trip into a loss.
 			RequestTimeout: 10 * time.Second})

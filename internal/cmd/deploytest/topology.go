@@ -67,9 +67,12 @@ func (t *topology) startReplica(r *replica, clustered bool) error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	args := []string{t.cfg.ze, "-addr", addr, "-request-state-keys", t.keyFile}
+	// The keep-alive stays below the shortest proxy read timeout, as
+	// docs/deploy.md tells an operator to set it.
+	args := []string{t.cfg.ze, "-addr", addr, "-request-state-keys", t.keyFile,
+		"-stream-keep-alive", (t.cfg.shortReadTimeout / 2).String()}
 	if clustered {
-		args = append(args, "-nats", t.natsURL(), "-replica", r.name)
+		args = append(args, "-nats", t.natsURL(), "-replica", r.name, "-nats-storage", "file")
 	}
 	args = append(args, t.cfg.replicaFlags...)
 	p, line, err := start(t.dir, r.name, true, args...)
