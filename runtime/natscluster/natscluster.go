@@ -84,7 +84,9 @@
 // out), a notification for a session the replica cannot look up gets 202
 // (handled by no one), a request gets 503 with Retry-After, and an answer
 // that must be forwarded gets 503 at once. An answer for a replica that stopped matches
-// cluster.ErrReplicaUnreachable (502): only that replica's calls are lost,
+// cluster.ErrReplicaUnreachable (502) once no replica has listened for it
+// during ReconnectGrace (a replica that is itself reconnecting listens
+// again within it): only that replica's calls are lost,
 // and with it their streams. Everything comes back by itself with the
 // connection.
 package natscluster
@@ -418,12 +420,10 @@ func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, respon
 	if err := c.up(ctx); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
-	defer cancel()
 	msg := nats.NewMsg(c.opts.Prefix + ".answer." + replica)
 	msg.Header.Set(headerSession, sessionID)
 	msg.Data = response
-	rep, err := c.nc.RequestMsgWithContext(ctx, msg)
+	rep, err := c.request(ctx, msg)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return fmt.Errorf("%w: %q: no replica listens (it stopped)", cluster.ErrReplicaUnreachable, replica)
@@ -441,6 +441,30 @@ func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, respon
 		return fmt.Errorf("%w: replica %q replied %q", cluster.ErrNotPending, replica, rep.Data)
 	}
 }
+
+// request sends msg and waits RequestTimeout for the reply. No responders
+// may only mean that the replica listening is itself reconnecting (after a
+// NATS restart the replicas come back one by one, and a subscription is
+// resent only then): it tries again until ReconnectGrace has passed.
+func (c *Cluster) request(ctx context.Context, msg *nats.Msg) (*nats.Msg, error) {
+	giveUp := time.Now().Add(c.opts.ReconnectGrace)
+	for {
+		rctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+		rep, err := c.nc.RequestMsgWithContext(rctx, msg)
+		cancel()
+		if !errors.Is(err, nats.ErrNoResponders) || !time.Now().Before(giveUp) {
+			return rep, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(noRespondersRetry):
+		}
+	}
+}
+
+// noRespondersRetry is how long request waits before it asks again.
+const noRespondersRetry = 50 * time.Millisecond
 
 // End implements cluster.Cluster.
 func (c *Cluster) End(ctx context.Context, sessionID string) error {
