@@ -136,6 +136,38 @@ func (c *call) notify(method string, params any) error {
 	return c.sink.send(frame)
 }
 
+// callRun is what running one tools/call allocates, in one piece: the
+// call, the handler's request and the handler's context. Each is a
+// pointer the handler may keep; together they live as long as the
+// longest-kept one.
+type callRun struct {
+	call call
+	req  CallToolRequest
+	ctx  handlerCtx
+}
+
+// handlerContext returns ctx with the call in it (what callFrom finds), as
+// context.WithValue(ctx, callKey{}, &r.call) would, without allocating.
+func (r *callRun) handlerContext(ctx context.Context) context.Context {
+	r.ctx = handlerCtx{Context: ctx, c: &r.call}
+	return &r.ctx
+}
+
+// handlerCtx is a context carrying a call under callKey. Every other
+// value, its deadline, Done, Err and cancellation cause are ctx's, as for
+// a context.WithValue child.
+type handlerCtx struct {
+	context.Context
+	c *call
+}
+
+func (x *handlerCtx) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return x.c
+	}
+	return x.Context.Value(key)
+}
+
 // callParams are the params of tools/call.
 type callParams struct {
 	Name      string                     `json:"name"`

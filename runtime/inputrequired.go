@@ -280,6 +280,13 @@ func inputRequiredTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
 	return &rt
 }
 
+// requestRun is callRun with the Session view of the one 2026-07-28
+// request, in the same allocation.
+type requestRun struct {
+	callRun
+	sess Session
+}
+
 // inputRequiredCall runs one round of a 2026-07-28 tools/call: the handler
 // either completes or elicits, and then the answer is input_required.
 func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
@@ -303,12 +310,13 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	}
 	defer s.endCall()
 
-	sess := newSession(s, "", mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo})
-	sess.subject = mm.subject
-	sess.inputRun = mc
+	run := &requestRun{}
+	sess := &run.sess
+	sess.initView(s, mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo}, mm.subject, mc)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{session: sess, id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, inputRequired: true}
+	c := &run.call
+	c.session, c.id, c.cancelF, c.sink, c.logLevel, c.inputRequired = sess, msg.ID, cancel, sk, mm.logLevel, true
 	if mm.calls != nil { // the key finds the call for notifications/cancelled
 		c.key = idKey(msg.ID)
 		if !mm.calls.add(c) {
@@ -316,8 +324,8 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		}
 		defer mm.calls.remove(c)
 	}
-	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
-	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), inputRequiredTool(t, mc), req)
+	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
+	res, rpcErr := s.runTool(run.handlerContext(ctx), inputRequiredTool(t, mc), &run.req)
 	switch {
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)
