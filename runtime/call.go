@@ -196,6 +196,10 @@ func parseCallParams(msg *message) (callParams, *RPCError) {
 	return p, nil
 }
 
+// emptyToolResult is the result of a handler that returned none. It is
+// shared: runTool's callers only encode the result it returns.
+var emptyToolResult = CallToolResult{Content: []Content{}}
+
 // runTool runs a handler, turning its error into an isError result or an
 // RPC error, and a panic into an internal error (logged with its stack).
 func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRequest) (res *CallToolResult, rpcErr *RPCError) {
@@ -221,7 +225,7 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 		return ErrorResult("%s", err.Error()), nil
 	}
 	if res == nil {
-		res = &CallToolResult{}
+		return &emptyToolResult, nil
 	}
 	if res.Content == nil {
 		res.Content = []Content{}

@@ -338,13 +338,18 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		}
 		return replyError(status, msg.ID, rpcErr)
 	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
-	}
 	// The frame is written once, the result's fields followed by those
 	// every 2026-07-28 result carries.
-	frame := s.startTypedFrame(msg.ID, len(raw))
-	frame = append(frame, raw[1:len(raw)-1]...)
+	frame := s.startTypedFrame(msg.ID, toolResultSize(res))
+	frame = frame[:len(frame)-1] // the result's opening brace: the result is written whole
+	frame, written := appendToolResult(frame, res)
+	if !written {
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+		}
+		frame = append(frame, raw...)
+	}
+	frame = frame[:len(frame)-1] // reopened for the fields that follow
 	return reply{status: http.StatusOK, frame: s.endTypedFrame(frame, "complete")}
 }

@@ -65,7 +65,7 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	case rpcErr != nil:
 		return replyError(http.StatusOK, msg.ID, rpcErr)
 	}
-	frame, err := encodeResponse(msg.ID, res)
+	frame, err := encodeToolResponse(msg.ID, res)
 	if err != nil {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
 	}
