@@ -126,8 +126,11 @@ func (m *message) decodedParams() (*requestParams, error) {
 	if !m.paramsRead {
 		m.paramsRead = true
 		if len(m.Params) > 0 && !decodeParamsFast(m.Params, &m.params) {
-			m.params = requestParams{}
-			m.paramsErr = roundtrip.StrictUnmarshal(m.Params, &m.params)
+			// Into params of its own: what encoding/json is handed
+			// escapes, and m need not (see decodeMessage).
+			p := new(requestParams)
+			m.paramsErr = roundtrip.StrictUnmarshal(m.Params, p)
+			m.params = *p
 		}
 	}
 	return &m.params, m.paramsErr
@@ -153,8 +156,12 @@ func decodeMessage(body []byte, m *message) error {
 	if decodeMessageFast(body, m) {
 		return nil
 	}
-	*m = message{}
-	return roundtrip.StrictUnmarshal(body, m)
+	// Into a message of its own: what encoding/json is handed escapes to
+	// the heap, and a transport's message, read by the fast path, need not.
+	slow := new(message)
+	err := roundtrip.StrictUnmarshal(body, slow)
+	*m = *slow
+	return err
 }
 
 // decodeFailure is the error reply to a message decodeMessage refused: a
