@@ -281,10 +281,11 @@ func inputRequiredTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
 }
 
 // requestRun is callRun with the Session view of the one 2026-07-28
-// request, in the same allocation.
+// request and the run of its round, in the same allocation.
 type requestRun struct {
 	callRun
-	sess Session
+	sess  Session
+	round roundtrip.Run
 }
 
 // inputRequiredCall runs one round of a 2026-07-28 tools/call: the handler
@@ -301,8 +302,9 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	rp, _ := msg.decodedParams() // parseCallParams has vetted them
 	mp := roundTripParams{InputResponses: rp.InputResponses}
 	mp.RequestState, mp.HasState = rp.requestState()
-	mc, rerr := s.openRound(msg.Method, p, mp, mm.subject)
-	if rerr != nil {
+	run := &requestRun{}
+	mc := &run.round
+	if rerr := s.openRound(mc, msg.Method, p, mp, mm.subject); rerr != nil {
 		return replyError(http.StatusOK, msg.ID, rerr)
 	}
 	if !s.startCall() {
@@ -310,7 +312,6 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	}
 	defer s.endCall()
 
-	run := &requestRun{}
 	sess := &run.sess
 	sess.initView(s, mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo}, mm.subject, mc)
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -288,8 +288,8 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // it costs in production: nothing (a writer without them makes an error
 // for each).
 const (
-	budgetSessionRoundTrip       = 33 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
-	budgetInputRequiredRoundTrip = 37 // 2026-07-28: tools/call → input_required, retry → complete
+	budgetSessionRoundTrip       = 32 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
+	budgetInputRequiredRoundTrip = 34 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
 func TestRoundTripAllocs(t *testing.T) {
@@ -310,12 +310,12 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	budgetElicitSchemaRoundTrip = 85
+	budgetElicitSchemaRoundTrip = 84
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
-	budgetDynamicRoundTrip = 78
+	budgetDynamicRoundTrip = 75
 	// DecodeAnswer of testform.AskForm from an accepted result.
-	budgetDecodeAnswer = 3
+	budgetDecodeAnswer = 2
 )
 
 func TestDynamicFormAllocs(t *testing.T) {
