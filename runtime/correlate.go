@@ -22,11 +22,17 @@ import (
 // (Session.deliver): on this replica, or, in a cluster, through
 // Cluster.Deliver on the replica the id names (routeReply, DeliverAnswer).
 
-// pendingElicit is one elicitation waiting for the client's answer.
+// pendingElicit is one elicitation waiting for the client's answer:
+// resolve sets reply, once, and closes done. (A closed chan struct{} and a
+// field are two allocations with the struct, where a buffered channel of
+// replies was three.)
 type pendingElicit struct {
-	ch   chan elicitReply // buffered: resolve never blocks
-	once sync.Once
+	done  chan struct{} // closed when reply is set
+	once  sync.Once
+	reply elicitReply
 }
+
+func newPendingElicit() *pendingElicit { return &pendingElicit{done: make(chan struct{})} }
 
 type elicitReply struct {
 	result json.RawMessage
@@ -35,7 +41,10 @@ type elicitReply struct {
 }
 
 func (p *pendingElicit) resolve(r elicitReply) {
-	p.once.Do(func() { p.ch <- r })
+	p.once.Do(func() {
+		p.reply = r
+		close(p.done)
+	})
 }
 
 // deliver routes a client's response to the pending elicitation with its id

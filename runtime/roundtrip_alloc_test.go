@@ -288,7 +288,7 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // it costs in production: nothing (a writer without them makes an error
 // for each).
 const (
-	budgetSessionRoundTrip       = 32 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
+	budgetSessionRoundTrip       = 30 // 2025-11-25: tools/call on SSE, elicitation/create, answer POST, result
 	budgetInputRequiredRoundTrip = 34 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
@@ -310,7 +310,7 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	budgetElicitSchemaRoundTrip = 84
+	budgetElicitSchemaRoundTrip = 82
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 75
