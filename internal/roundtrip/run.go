@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,9 +38,44 @@ func QuestionDigest(params []byte) []byte {
 }
 
 func questionDigest(params []byte) (q [questionSize]byte) {
+	if m := knownQuestions.Load(); m != nil {
+		if q, ok := (*m)[string(params)]; ok {
+			return q
+		}
+	}
 	sum := sha256.Sum256(params)
 	copy(q[:], sum[:])
+	rememberQuestion(params, q)
 	return q
+}
+
+// knownQuestions holds the digests of the first questions asked in the
+// process, by their params: a server asks the same few questions (a form
+// and its message) on every request, twice per round trip (the ask, then
+// the retry's), and a map lookup costs less than hashing them again. The
+// map is copied on write and never changed once published, so that reads
+// take no lock. It keeps at most maxKnownQuestions of at most
+// maxKnownQuestionBytes each and then stops growing: the questions of a
+// server whose messages vary per call are hashed every time, as they
+// would be without it, at the cost of one lookup.
+var knownQuestions atomic.Pointer[map[string][questionSize]byte]
+
+const (
+	maxKnownQuestions     = 64
+	maxKnownQuestionBytes = 4096
+)
+
+func rememberQuestion(params []byte, q [questionSize]byte) {
+	old := knownQuestions.Load()
+	if len(params) > maxKnownQuestionBytes || old != nil && len(*old) >= maxKnownQuestions {
+		return
+	}
+	m := make(map[string][questionSize]byte, maxKnownQuestions)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	m[string(params)] = q
+	knownQuestions.CompareAndSwap(old, &m) // lost to another writer: remembered on a later ask
 }
 
 // Run is the state of one run of a handler on a 2026-07-28 request. It is
