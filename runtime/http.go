@@ -257,7 +257,7 @@ func trimSpace(b []byte) []byte {
 // session header is required (400), must name a live session (404), and a
 // protocol version header must be one this server speaks (400).
 func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, bool) {
-	id := r.Header.Get(HeaderSessionID)
+	id := firstHeader(r, HeaderSessionID)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "missing "+HeaderSessionID+" header: send initialize first")
 		return nil, false
@@ -277,7 +277,7 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 		httpError(w, http.StatusNotFound, CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil, false
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !isSessionVersion(v) {
+	if v := firstHeader(r, HeaderProtocolVersion); v != "" && !isSessionVersion(v) {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "unsupported "+HeaderProtocolVersion+" "+strconv.Quote(v))
 		return nil, false
 	}

@@ -76,8 +76,8 @@ func isInputRequiredHTTP(r *http.Request, msg *message) bool {
 	if hasMetaVersion(msg) {
 		return true
 	}
-	v := strings.TrimSpace(r.Header.Get(HeaderProtocolVersion))
-	return r.Header.Get(HeaderSessionID) == "" && v != "" && !isSessionVersion(v)
+	v := strings.TrimSpace(firstHeader(r, HeaderProtocolVersion))
+	return firstHeader(r, HeaderSessionID) == "" && v != "" && !isSessionVersion(v)
 }
 
 // hasMetaVersion reports a request whose _meta names a protocol version.
@@ -88,6 +88,16 @@ func hasMetaVersion(msg *message) bool {
 	}
 	_, ok := rp.Meta[metaProtocolVersion]
 	return ok
+}
+
+// firstHeader is r.Header.Get(name) for a name already canonical (one of
+// the Header* constants, TestHeaderNamesCanonical): a direct lookup, which
+// spares canonicalizing the name again on every request.
+func firstHeader(r *http.Request, name string) string {
+	if vals := r.Header[name]; len(vals) > 0 {
+		return vals[0]
+	}
+	return ""
 }
 
 // headerValue reads a header with optional white space trimmed and the

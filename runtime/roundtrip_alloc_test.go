@@ -383,7 +383,7 @@ func benchRoundTrips(b *testing.B, run func() error) {
 }
 
 // TestHeaderNamesCanonical: the hot path looks the MCP headers up by these
-// names without canonicalizing them (headerValue).
+// names without canonicalizing them (headerValue, firstHeader).
 func TestHeaderNamesCanonical(t *testing.T) {
 	for _, name := range []string{HeaderSessionID, HeaderProtocolVersion, HeaderMethod, HeaderName} {
 		if c := http.CanonicalHeaderKey(name); c != name {
