@@ -16,6 +16,12 @@ import (
 	"github.com/go-elicit/elicit/runtime/formimpl"
 )
 
+// elicitResult is what elicitOutcome reads of an ElicitResult.
+type elicitResult struct {
+	Action  string          `json:"action"`
+	Content json.RawMessage `json:"content"`
+}
+
 // elicitOutcome maps the result a client answered an elicitation/create
 // with to the content of an accept (nil or null when it sent none) or to
 // the outcome error: ErrElicitDeclined, ErrElicitCanceled,
@@ -23,15 +29,14 @@ import (
 // object). A URL-mode (form false) accept carries no content, so none is
 // checked.
 func elicitOutcome(raw json.RawMessage, form bool) (json.RawMessage, error) {
-	var r struct {
-		Action  string          `json:"action"`
-		Content json.RawMessage `json:"content"`
-	}
+	var r elicitResult
 	var ok bool
 	if r.Action, r.Content, ok = decodeElicitResultFast(raw); !ok {
-		if err := roundtrip.StrictUnmarshal(raw, &r); err != nil {
+		slow := new(elicitResult) // its own: what encoding/json is handed escapes, r need not
+		if err := roundtrip.StrictUnmarshal(raw, slow); err != nil {
 			return nil, fmt.Errorf("%w: result is not an elicitation result: %v", ErrElicitMalformed, err)
 		}
+		r = *slow
 	}
 	switch r.Action {
 	case "accept":

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,6 +220,71 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRoundTripSession is the 2025-11-25 round trip as the bench
+// harness (internal/cmd/bench) drives it: Elicit[testform.AskForm] on a
+// session, over loopback HTTP (client and server costs together).
+// BenchmarkRoundTripSessionParallel runs it from 64 clients at once, each
+// on its own session, for profiles of what concurrency costs:
+//
+//	go test -run '^$' -bench 'RoundTripSession' -cpuprofile cpu.out ./runtime/
+func BenchmarkRoundTripSession(b *testing.B) { benchSessionHTTP(b, 1) }
+
+func BenchmarkRoundTripSessionParallel(b *testing.B) { benchSessionHTTP(b, 64) }
+
+func benchSessionHTTP(b *testing.B, clients int) {
+	srv := newBenchInputRequiredServer()
+	defer srv.Shutdown(context.Background())
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	hc := newBenchHTTPClient()
+	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
+	open := func() (*benchClient, error) {
+		c := &benchClient{hc: hc, callURL: hs.URL}
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"bench","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		} {
+			resp, err := c.post(hs.URL, []byte(body))
+			if err != nil {
+				return nil, err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if c.sid == "" {
+				c.sid = resp.Header.Get(HeaderSessionID)
+			}
+		}
+		return c, nil
+	}
+	b.ReportAllocs()
+	if clients == 1 {
+		c, err := open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if err := c.roundTrip(call, hs.URL); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	b.SetParallelism((clients + goruntime.GOMAXPROCS(0) - 1) / goruntime.GOMAXPROCS(0))
+	b.RunParallel(func(pb *testing.PB) {
+		c, err := open()
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		for pb.Next() {
+			if err := c.roundTrip(call, hs.URL); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // The 2026-07-28 round trip: a tools/call answered input_required, then the

@@ -136,6 +136,38 @@ func (c *call) notify(method string, params any) error {
 	return c.sink.send(frame)
 }
 
+// callRun is what running one tools/call allocates, in one piece: the
+// call, the handler's request and the handler's context. Each is a
+// pointer the handler may keep; together they live as long as the
+// longest-kept one.
+type callRun struct {
+	call call
+	req  CallToolRequest
+	ctx  handlerCtx
+}
+
+// handlerContext returns ctx with the call in it (what callFrom finds), as
+// context.WithValue(ctx, callKey{}, &r.call) would, without allocating.
+func (r *callRun) handlerContext(ctx context.Context) context.Context {
+	r.ctx = handlerCtx{Context: ctx, c: &r.call}
+	return &r.ctx
+}
+
+// handlerCtx is a context carrying a call under callKey. Every other
+// value, its deadline, Done, Err and cancellation cause are ctx's, as for
+// a context.WithValue child.
+type handlerCtx struct {
+	context.Context
+	c *call
+}
+
+func (x *handlerCtx) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return x.c
+	}
+	return x.Context.Value(key)
+}
+
 // callParams are the params of tools/call.
 type callParams struct {
 	Name      string                     `json:"name"`
@@ -164,6 +196,10 @@ func parseCallParams(msg *message) (callParams, *RPCError) {
 	return p, nil
 }
 
+// emptyToolResult is the result of a handler that returned none. It is
+// shared: runTool's callers only encode the result it returns.
+var emptyToolResult = CallToolResult{Content: []Content{}}
+
 // runTool runs a handler, turning its error into an isError result or an
 // RPC error, and a panic into an internal error (logged with its stack).
 func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRequest) (res *CallToolResult, rpcErr *RPCError) {
@@ -189,7 +225,7 @@ func (s *Server) runTool(ctx context.Context, t *registeredTool, req *CallToolRe
 		return ErrorResult("%s", err.Error()), nil
 	}
 	if res == nil {
-		res = &CallToolResult{}
+		return &emptyToolResult, nil
 	}
 	if res.Content == nil {
 		res.Content = []Content{}

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/go-elicit/elicit/runtime/cluster"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
+	"github.com/go-elicit/elicit/runtime/cluster"
 )
 
 // The answer path of the session mechanism: the server sends
@@ -20,11 +22,17 @@ import (
 // (Session.deliver): on this replica, or, in a cluster, through
 // Cluster.Deliver on the replica the id names (routeReply, DeliverAnswer).
 
-// pendingElicit is one elicitation waiting for the client's answer.
+// pendingElicit is one elicitation waiting for the client's answer:
+// resolve sets reply, once, and closes done. (A closed chan struct{} and a
+// field are two allocations with the struct, where a buffered channel of
+// replies was three.)
 type pendingElicit struct {
-	ch   chan elicitReply // buffered: resolve never blocks
-	once sync.Once
+	done  chan struct{} // closed when reply is set
+	once  sync.Once
+	reply elicitReply
 }
+
+func newPendingElicit() *pendingElicit { return &pendingElicit{done: make(chan struct{})} }
 
 type elicitReply struct {
 	result json.RawMessage
@@ -33,24 +41,43 @@ type elicitReply struct {
 }
 
 func (p *pendingElicit) resolve(r elicitReply) {
-	p.once.Do(func() { p.ch <- r })
+	p.once.Do(func() {
+		p.reply = r
+		close(p.done)
+	})
 }
 
 // deliver routes a client's response to the pending elicitation with its id
 // in this session; false when there is none (unknown, answered or expired).
 func (s *Session) deliver(msg *message) bool {
-	var id string
-	if json.Unmarshal(msg.ID, &id) != nil {
+	id, ok := stringID(msg.ID)
+	if !ok {
 		return false // our ids are strings
 	}
 	s.mu.Lock()
-	p, ok := s.pending[id]
-	delete(s.pending, id)
+	p, ok := s.pending[string(id)] // looked up and deleted without copying id
+	delete(s.pending, string(id))
 	s.mu.Unlock()
 	if ok {
 		p.resolve(elicitReply{result: msg.Result, rpcErr: msg.Error})
 	}
 	return ok
+}
+
+// stringID returns the value of a JSON-RPC id that is a string, as
+// json.Unmarshal decodes it: the bytes between its quotes when it has no
+// escapes (ours have none), a decoded copy otherwise; ok is false for any
+// other id.
+func stringID(id json.RawMessage) ([]byte, bool) {
+	end, plain, ok := roundtrip.ScanString(id, 0)
+	if !ok || end != len(id) {
+		return nil, false
+	}
+	if plain {
+		return id[1 : end-1], true
+	}
+	s, err := roundtrip.DecodeString(id, false)
+	return []byte(s), err == nil
 }
 
 // outcome is what a resolved elicitation returns to ask.
@@ -70,10 +97,12 @@ const elicitIDPrefix = "elicit-"
 // elicitID is a fresh elicitation request id; in a cluster it names this
 // replica so an answer landing elsewhere can be forwarded here.
 func (s *Server) elicitID() string {
-	if s.replica == "" {
-		return elicitIDPrefix + newID()
+	var buf [64]byte // room for the prefix, a short replica id and the random part: one allocation, the string's
+	id := append(buf[:0], elicitIDPrefix...)
+	if s.replica != "" {
+		id = append(append(id, s.replica...), '.')
 	}
-	return elicitIDPrefix + s.replica + "." + newID()
+	return string(appendID(id))
 }
 
 // replicaOf returns the replica a response's id names ("" for none).

@@ -24,3 +24,17 @@ func TestReplicaOf(t *testing.T) {
 		}
 	}
 }
+
+// TestStringID: a response's id reads as json.Unmarshal reads it into a
+// string, escapes and invalid UTF-8 included; ids that are not strings do
+// not read.
+func TestStringID(t *testing.T) {
+	for _, id := range []string{`"elicit-0a1b"`, `""`, `"elicit-\u0061b"`, `"a\"b\\c"`, "\"\xff\xfe\"", `"é😀"`, `1`, `-2.5e3`, `null`, `true`, `{}`, `"open`, `"a" `} {
+		got, ok := stringID(json.RawMessage(id))
+		var want string
+		wantOK := json.Unmarshal([]byte(id), &want) == nil && strings.HasPrefix(id, `"`) && strings.HasSuffix(id, `"`) && len(id) > 1
+		if ok != wantOK || ok && string(got) != want {
+			t.Errorf("stringID(%s) = %q, %v; want %q, %v", id, got, ok, want, wantOK)
+		}
+	}
+}

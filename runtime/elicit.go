@@ -491,7 +491,7 @@ func (s *Session) ask(ctx context.Context, c *call, key string, params []byte) (
 		return nil, unsupportedf("%v", errCannotStream)
 	}
 	id := s.srv.elicitID()
-	p := &pendingElicit{ch: make(chan elicitReply, 1)}
+	p := newPendingElicit()
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -510,7 +510,7 @@ func (s *Session) ask(ctx context.Context, c *call, key string, params []byte) (
 		s.mu.Unlock()
 	}()
 
-	frame := make([]byte, 0, len(params)+len(id)+64)
+	frame := make([]byte, 0, len(params)+len(id)+72) // the text around them is 65 bytes
 	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
 	frame = appendJSONString(frame, id)
 	frame = append(frame, `,"method":"elicitation/create","params":`...)
@@ -529,12 +529,12 @@ func (s *Session) ask(ctx context.Context, c *call, key string, params []byte) (
 		}
 	}
 	select {
-	case r := <-p.ch:
-		return r.outcome()
+	case <-p.done:
+		return p.reply.outcome()
 	case <-ctx.Done():
 		select {
-		case r := <-p.ch: // answered (or the session closed) at the same time
-			return r.outcome()
+		case <-p.done: // answered (or the session closed) at the same time
+			return p.reply.outcome()
 		default:
 		}
 		s.cancelRequest(c, id, "the tool call ended")

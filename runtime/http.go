@@ -270,7 +270,7 @@ func (s *Server) sessionFor(w http.ResponseWriter, r *http.Request) (*Session, b
 // sessionForMessage is sessionFor for a message of the given kind (see
 // remoteSession).
 func (s *Server) sessionForMessage(w http.ResponseWriter, r *http.Request, kind msgKind) (*Session, bool) {
-	id := r.Header.Get(HeaderSessionID)
+	id := firstHeader(r, HeaderSessionID)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "missing "+HeaderSessionID+" header: send initialize first")
 		return nil, false
@@ -290,7 +290,7 @@ func (s *Server) sessionForMessage(w http.ResponseWriter, r *http.Request, kind 
 		httpError(w, http.StatusNotFound, CodeInvalidRequest, "session not found: it ended or never existed; initialize a new one")
 		return nil, false
 	}
-	if v := r.Header.Get(HeaderProtocolVersion); v != "" && !isSessionVersion(v) {
+	if v := firstHeader(r, HeaderProtocolVersion); v != "" && !isSessionVersion(v) {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, "unsupported "+HeaderProtocolVersion+" "+strconv.Quote(v))
 		return nil, false
 	}

@@ -76,8 +76,8 @@ func isInputRequiredHTTP(r *http.Request, msg *message) bool {
 	if hasMetaVersion(msg) {
 		return true
 	}
-	v := strings.TrimSpace(r.Header.Get(HeaderProtocolVersion))
-	return r.Header.Get(HeaderSessionID) == "" && v != "" && !isSessionVersion(v)
+	v := strings.TrimSpace(firstHeader(r, HeaderProtocolVersion))
+	return firstHeader(r, HeaderSessionID) == "" && v != "" && !isSessionVersion(v)
 }
 
 // hasMetaVersion reports a request whose _meta names a protocol version.
@@ -88,6 +88,16 @@ func hasMetaVersion(msg *message) bool {
 	}
 	_, ok := rp.Meta[metaProtocolVersion]
 	return ok
+}
+
+// firstHeader is r.Header.Get(name) for a name already canonical (one of
+// the Header* constants, TestHeaderNamesCanonical): a direct lookup, which
+// spares canonicalizing the name again on every request.
+func firstHeader(r *http.Request, name string) string {
+	if vals := r.Header[name]; len(vals) > 0 {
+		return vals[0]
+	}
+	return ""
 }
 
 // headerValue reads a header with optional white space trimmed and the
@@ -280,6 +290,14 @@ func inputRequiredTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
 	return &rt
 }
 
+// requestRun is callRun with the Session view of the one 2026-07-28
+// request and the run of its round, in the same allocation.
+type requestRun struct {
+	callRun
+	sess  Session
+	round roundtrip.Run
+}
+
 // inputRequiredCall runs one round of a 2026-07-28 tools/call: the handler
 // either completes or elicits, and then the answer is input_required.
 func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
@@ -294,8 +312,9 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	rp, _ := msg.decodedParams() // parseCallParams has vetted them
 	mp := roundTripParams{InputResponses: rp.InputResponses}
 	mp.RequestState, mp.HasState = rp.requestState()
-	mc, rerr := s.openRound(msg.Method, p, mp, mm.subject)
-	if rerr != nil {
+	run := &requestRun{}
+	mc := &run.round
+	if rerr := s.openRound(mc, msg.Method, p, mp, mm.subject); rerr != nil {
 		return replyError(http.StatusOK, msg.ID, rerr)
 	}
 	if !s.startCall() {
@@ -303,12 +322,12 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	}
 	defer s.endCall()
 
-	sess := newSession(s, "", mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo})
-	sess.subject = mm.subject
-	sess.inputRun = mc
+	sess := &run.sess
+	sess.initView(s, mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo}, mm.subject, mc)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{session: sess, id: msg.ID, cancelF: cancel, sink: sk, logLevel: mm.logLevel, inputRequired: true}
+	c := &run.call
+	c.session, c.id, c.cancelF, c.sink, c.logLevel, c.inputRequired = sess, msg.ID, cancel, sk, mm.logLevel, true
 	if mm.calls != nil { // the key finds the call for notifications/cancelled
 		c.key = idKey(msg.ID)
 		if !mm.calls.add(c) {
@@ -316,8 +335,8 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		}
 		defer mm.calls.remove(c)
 	}
-	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
-	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), inputRequiredTool(t, mc), req)
+	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
+	res, rpcErr := s.runTool(run.handlerContext(ctx), inputRequiredTool(t, mc), &run.req)
 	switch {
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)
@@ -330,13 +349,18 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		}
 		return replyError(status, msg.ID, rpcErr)
 	}
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
-	}
 	// The frame is written once, the result's fields followed by those
 	// every 2026-07-28 result carries.
-	frame := s.startTypedFrame(msg.ID, len(raw))
-	frame = append(frame, raw[1:len(raw)-1]...)
+	frame := s.startTypedFrame(msg.ID, toolResultSize(res))
+	frame = frame[:len(frame)-1] // the result's opening brace: the result is written whole
+	frame, written := appendToolResult(frame, res)
+	if !written {
+		raw, err := json.Marshal(res)
+		if err != nil {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+		}
+		frame = append(frame, raw...)
+	}
+	frame = frame[:len(frame)-1] // reopened for the fields that follow
 	return reply{status: http.StatusOK, frame: s.endTypedFrame(frame, "complete")}
 }

@@ -85,10 +85,13 @@ type message struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
 
-	// params is Params decoded once, on first use: the mechanism check, the
-	// 2026-07-28 rules and tools/call all look at the same fields.
-	params    *requestParams
-	paramsErr error
+	// params is Params decoded once, on first use (paramsRead): the
+	// mechanism check, the 2026-07-28 rules and tools/call all look at the
+	// same fields. Held by value, so that a message and its params are
+	// one allocation.
+	params     requestParams
+	paramsRead bool
+	paramsErr  error
 }
 
 // requestParams are the params fields the server reads, of any request.
@@ -120,14 +123,17 @@ func (p *requestParams) requestState() ([]byte, bool) {
 // decodedParams decodes Params once; absent params decode as empty. Not
 // safe for concurrent first use: a message is handled by one goroutine.
 func (m *message) decodedParams() (*requestParams, error) {
-	if m.params == nil && m.paramsErr == nil {
-		m.params = &requestParams{}
-		if len(m.Params) > 0 && !decodeParamsFast(m.Params, m.params) {
-			*m.params = requestParams{}
-			m.paramsErr = roundtrip.StrictUnmarshal(m.Params, m.params)
+	if !m.paramsRead {
+		m.paramsRead = true
+		if len(m.Params) > 0 && !decodeParamsFast(m.Params, &m.params) {
+			// Into params of its own: what encoding/json is handed
+			// escapes, and m need not (see decodeMessage).
+			p := new(requestParams)
+			m.paramsErr = roundtrip.StrictUnmarshal(m.Params, p)
+			m.params = *p
 		}
 	}
-	return m.params, m.paramsErr
+	return &m.params, m.paramsErr
 }
 
 // The fast paths below read a request in one pass over its bytes, as
@@ -150,8 +156,12 @@ func decodeMessage(body []byte, m *message) error {
 	if decodeMessageFast(body, m) {
 		return nil
 	}
-	*m = message{}
-	return roundtrip.StrictUnmarshal(body, m)
+	// Into a message of its own: what encoding/json is handed escapes to
+	// the heap, and a transport's message, read by the fast path, need not.
+	slow := new(message)
+	err := roundtrip.StrictUnmarshal(body, slow)
+	*m = *slow
+	return err
 }
 
 // decodeFailure is the error reply to a message decodeMessage refused: a
@@ -203,12 +213,14 @@ func decodeMessageFast(body []byte, m *message) bool {
 			}
 		case "params":
 			bit = 8
-			p := &requestParams{}
 			var ok bool
-			if end, ok = decodeParamsAt(body, at, p); ok {
-				m.params = p // read in this pass
-			} else if end, ok = roundtrip.ScanValue(body, at); !ok {
-				return end, false // decodedParams leaves valid params to encoding/json
+			if end, ok = decodeParamsAt(body, at, &m.params); ok {
+				m.paramsRead = true // read in this pass
+			} else {
+				m.params = requestParams{} // what was read before it failed
+				if end, ok = roundtrip.ScanValue(body, at); !ok {
+					return end, false // decodedParams leaves valid params to encoding/json
+				}
 			}
 			m.Params = body[at:end]
 		case "result":

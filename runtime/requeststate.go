@@ -33,13 +33,15 @@ func stateCall(method string, p callParams, subject string) roundtrip.Call {
 	return roundtrip.Call{Method: method, Name: p.Name, Args: p.Arguments, Subject: subject}
 }
 
-// openRound rebuilds the answers of earlier rounds from requestState and
-// adds this retry's inputResponses for the keys that were asked. Without a
-// requestState nothing was asked, so inputResponses are not even read: a
-// form the user was never shown does not count as answered.
-func (s *Server) openRound(method string, p callParams, mp roundTripParams, subject string) (*roundtrip.Run, *RPCError) {
+// openRound makes run, a zero Run, this round's: it rebuilds the answers
+// of earlier rounds from requestState and adds this retry's
+// inputResponses for the keys that were asked. Without a requestState
+// nothing was asked, so inputResponses are not even read: a form the user
+// was never shown does not count as answered.
+func (s *Server) openRound(run *roundtrip.Run, method string, p callParams, mp roundTripParams, subject string) *RPCError {
 	if !mp.HasState {
-		return roundtrip.NewRun(), nil
+		run.Start()
+		return nil
 	}
 	var responses map[string]json.RawMessage
 	if len(mp.InputResponses) > 0 && string(mp.InputResponses) != "null" {
@@ -47,36 +49,35 @@ func (s *Server) openRound(method string, p callParams, mp roundTripParams, subj
 		// state asked.
 		if rs, ok := scanResponses(mp.InputResponses); ok {
 			if rs.bad != nil {
-				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", clip(string(rs.bad)))
+				return rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", clip(string(rs.bad)))
 			}
-			return s.resume(method, p, mp, subject, rs.lookup)
+			return s.resume(run, method, p, mp, subject, rs.lookup)
 		}
 		var ok bool
 		if responses, ok = decodeResponsesFast(mp.InputResponses); !ok {
 			var decoded map[string]json.RawMessage
 			if err := roundtrip.StrictUnmarshal(mp.InputResponses, &decoded); err != nil {
-				return nil, rpcErrorf(CodeInvalidParams, "inputResponses must be an object of responses: %v", err)
+				return rpcErrorf(CodeInvalidParams, "inputResponses must be an object of responses: %v", err)
 			}
 			responses = decoded
 		}
 		for k, v := range responses {
 			if len(v) == 0 || v[0] != '{' {
-				return nil, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", clip(k))
+				return rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", clip(k))
 			}
 		}
 	}
-	return s.resume(method, p, mp, subject, func(key []byte) (json.RawMessage, bool) {
+	return s.resume(run, method, p, mp, subject, func(key []byte) (json.RawMessage, bool) {
 		v, ok := responses[string(key)]
 		return v, ok
 	})
 }
 
-func (s *Server) resume(method string, p callParams, mp roundTripParams, subject string, response func([]byte) (json.RawMessage, bool)) (*roundtrip.Run, *RPCError) {
-	run, err := s.states.ResumeLookup(mp.RequestState, stateCall(method, p, subject), response)
-	if err != nil {
-		return nil, rpcErrorf(CodeInvalidParams, "%v", err)
+func (s *Server) resume(run *roundtrip.Run, method string, p callParams, mp roundTripParams, subject string, response func([]byte) (json.RawMessage, bool)) *RPCError {
+	if err := s.states.ResumeLookup(run, mp.RequestState, stateCall(method, p, subject), response); err != nil {
+		return rpcErrorf(CodeInvalidParams, "%v", err)
 	}
-	return run, nil
+	return nil
 }
 
 // scannedResponses are the members of a small inputResponses object, read

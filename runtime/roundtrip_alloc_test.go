@@ -293,8 +293,8 @@ const (
 	// the call's context detached from the POST's connection and the watch
 	// on it (6), the stream's one timer (2), its entry in the table of
 	// streams kept for a resumption (2).
-	budgetSessionRoundTrip       = 53
-	budgetInputRequiredRoundTrip = 55 // 2026-07-28: tools/call → input_required, retry → complete
+	budgetSessionRoundTrip       = 40
+	budgetInputRequiredRoundTrip = 34 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
 func TestRoundTripAllocs(t *testing.T) {
@@ -316,12 +316,12 @@ func TestRoundTripAllocs(t *testing.T) {
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
 	// (10 for resumable streams, as budgetSessionRoundTrip.)
-	budgetElicitSchemaRoundTrip = 105
+	budgetElicitSchemaRoundTrip = 92
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
-	budgetDynamicRoundTrip = 96
+	budgetDynamicRoundTrip = 75
 	// DecodeAnswer of testform.AskForm from an accepted result.
-	budgetDecodeAnswer = 3
+	budgetDecodeAnswer = 2
 )
 
 func TestDynamicFormAllocs(t *testing.T) {
@@ -389,7 +389,7 @@ func benchRoundTrips(b *testing.B, run func() error) {
 }
 
 // TestHeaderNamesCanonical: the hot path looks the MCP headers up by these
-// names without canonicalizing them (headerValue).
+// names without canonicalizing them (headerValue, firstHeader).
 func TestHeaderNamesCanonical(t *testing.T) {
 	for _, name := range []string{HeaderSessionID, HeaderProtocolVersion, HeaderMethod, HeaderName} {
 		if c := http.CanonicalHeaderKey(name); c != name {

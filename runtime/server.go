@@ -81,9 +81,15 @@ func (s *Server) made() bool { return s != nil && s.sessions != nil }
 // newID returns 128 random bits as 32 hex digits (visible ASCII, as session
 // ids must be).
 func newID() string {
+	var buf [32]byte
+	return string(appendID(buf[:0]))
+}
+
+// appendID appends what newID returns to dst.
+func appendID(dst []byte) []byte {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(b[:])
+	return hex.AppendEncode(dst, b[:])
 }
 
 // newSession makes the session of a successful initialize. An HTTP session

@@ -59,6 +59,18 @@ func newSession(srv *Server, id, version string, facts clientFacts) *Session {
 	return s
 }
 
+// initView makes s, a zero Session, the view of one 2026-07-28 request
+// (see Session): its elicitations are run's, so it has no pending table,
+// and it is never closed (close is for the sessions a server keeps), so
+// its Done is viewDone.
+func (s *Session) initView(srv *Server, version string, facts clientFacts, subject string, run *roundtrip.Run) {
+	s.srv, s.protocol, s.clientFacts, s.subject, s.inputRun = srv, version, facts, subject, run
+	s.done = viewDone
+}
+
+// viewDone is the Done of every request view: a channel never closed.
+var viewDone = make(chan struct{})
+
 // Caps on what an initialized session keeps of its initialize for its whole
 // life (and publishes to Options.Cluster), so that a session costs the same
 // whatever its client sent.

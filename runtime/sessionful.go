@@ -45,7 +45,9 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{session: sess, key: idKey(msg.ID), id: msg.ID, cancelF: cancel, sink: sk}
+	run := &callRun{}
+	c := &run.call
+	c.session, c.key, c.id, c.cancelF, c.sink = sess, idKey(msg.ID), msg.ID, cancel, sk
 	if !sess.addCall(c) {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running in this session", msg.ID))
 	}
@@ -55,15 +57,15 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	}
 	defer s.endCall()
 
-	req := &CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, call: c}
-	res, rpcErr := s.runTool(context.WithValue(ctx, callKey{}, c), t, req)
+	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, call: c}
+	res, rpcErr := s.runTool(run.handlerContext(ctx), t, &run.req)
 	switch {
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)
 	case rpcErr != nil:
 		return replyError(http.StatusOK, msg.ID, rpcErr)
 	}
-	frame, err := encodeResponse(msg.ID, res)
+	frame, err := encodeToolResponse(msg.ID, res)
 	if err != nil {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
 	}

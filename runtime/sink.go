@@ -411,8 +411,12 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		h.Set("Retry-After", busyRetryAfter)
 	}
 	defer s.held.release(replySize(msg))
-	h["Content-Type"] = []string{"application/json"} // canonical keys, as on the upgrade
-	h["Content-Length"] = []string{strconv.Itoa(len(msg))}
+	// Canonical keys, as on the upgrade; both values in one allocation
+	// (Content-Type's capped, so that appending to it cannot overwrite
+	// Content-Length's).
+	values := []string{"application/json", strconv.Itoa(len(msg))}
+	h["Content-Type"] = values[:1:1]
+	h["Content-Length"] = values[1:]
 	s.armWriteLocked()
 	s.w.WriteHeader(status)
 	_, err := s.w.Write(msg)

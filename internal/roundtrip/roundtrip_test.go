@@ -2,8 +2,10 @@ package roundtrip
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -269,4 +271,31 @@ func FuzzOpen(f *testing.F) {
 			t.Fatalf("opened a state it did not seal for this request: %q %+v", state, call)
 		}
 	})
+}
+
+// TestQuestionDigestKnown: a question's digest is SHA-256's, whether it is
+// hashed or found among the known questions, and the known questions stop
+// growing at their bound.
+func TestQuestionDigestKnown(t *testing.T) {
+	for i := range 2 * maxKnownQuestions {
+		params := []byte(fmt.Sprintf(`{"message":"question %d","requestedSchema":{}}`, i))
+		sum := sha256.Sum256(params)
+		for range 2 { // hashed, then (while there is room) known
+			if got := QuestionDigest(params); !bytes.Equal(got, sum[:questionSize]) {
+				t.Fatalf("QuestionDigest(%s) = %x, want %x", params, got, sum[:questionSize])
+			}
+		}
+	}
+	big := bytes.Repeat([]byte("x"), maxKnownQuestionBytes+1)
+	sum := sha256.Sum256(big)
+	if got := QuestionDigest(big); !bytes.Equal(got, sum[:questionSize]) {
+		t.Fatalf("QuestionDigest of %d bytes = %x, want %x", len(big), got, sum[:questionSize])
+	}
+	m := knownQuestions.Load()
+	if m == nil || len(*m) != maxKnownQuestions {
+		t.Fatalf("known questions: %v, want %d", m, maxKnownQuestions)
+	}
+	if _, ok := (*m)[string(big)]; ok {
+		t.Fatal("a question over maxKnownQuestionBytes is kept")
+	}
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,9 +38,44 @@ func QuestionDigest(params []byte) []byte {
 }
 
 func questionDigest(params []byte) (q [questionSize]byte) {
+	if m := knownQuestions.Load(); m != nil {
+		if q, ok := (*m)[string(params)]; ok {
+			return q
+		}
+	}
 	sum := sha256.Sum256(params)
 	copy(q[:], sum[:])
+	rememberQuestion(params, q)
 	return q
+}
+
+// knownQuestions holds the digests of the first questions asked in the
+// process, by their params: a server asks the same few questions (a form
+// and its message) on every request, twice per round trip (the ask, then
+// the retry's), and a map lookup costs less than hashing them again. The
+// map is copied on write and never changed once published, so that reads
+// take no lock. It keeps at most maxKnownQuestions of at most
+// maxKnownQuestionBytes each and then stops growing: the questions of a
+// server whose messages vary per call are hashed every time, as they
+// would be without it, at the cost of one lookup.
+var knownQuestions atomic.Pointer[map[string][questionSize]byte]
+
+const (
+	maxKnownQuestions     = 64
+	maxKnownQuestionBytes = 4096
+)
+
+func rememberQuestion(params []byte, q [questionSize]byte) {
+	old := knownQuestions.Load()
+	if len(params) > maxKnownQuestionBytes || old != nil && len(*old) >= maxKnownQuestions {
+		return
+	}
+	m := make(map[string][questionSize]byte, maxKnownQuestions)
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	m[string(params)] = q
+	knownQuestions.CompareAndSwap(old, &m) // lost to another writer: remembered on a later ask
 }
 
 // Run is the state of one run of a handler on a 2026-07-28 request. It is
@@ -118,26 +155,36 @@ func NewRun() *Run {
 	return r
 }
 
+// Start makes r, a zero Run its caller holds (inside a larger value, to
+// spare an allocation), the run of a first request, as NewRun's is.
+func (r *Run) Start() { r.init() }
+
 // Resume opens the state a retry echoed and starts its run: the answers of
 // earlier rounds, plus this retry's responses for the keys the last round
 // asked (responses for other keys are ignored). Each answer stays bound to
 // the question its key was asked with, and counts only for an ask of that
 // key with the same params.
 func (c *Codec) Resume(sealed string, call Call, responses map[string]json.RawMessage) (*Run, error) {
-	return c.ResumeLookup([]byte(sealed), call, func(key []byte) (json.RawMessage, bool) {
+	r := &Run{}
+	err := c.ResumeLookup(r, []byte(sealed), call, func(key []byte) (json.RawMessage, bool) {
 		v, ok := responses[string(key)]
 		return v, ok
 	})
-}
-
-// ResumeLookup is Resume with the token as bytes and the retry's responses
-// looked up by key, for a caller that has both in place in a request.
-func (c *Codec) ResumeLookup(sealed []byte, call Call, response func(key []byte) (json.RawMessage, bool)) (*Run, error) {
-	st, err := c.open(sealed, call)
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{round: int(st.round), hasNonce: true}
+	return r, nil
+}
+
+// ResumeLookup is Resume with the token as bytes and the retry's responses
+// looked up by key, for a caller that has both in place in a request, and
+// that holds the run: it fills r, a zero Run.
+func (c *Codec) ResumeLookup(r *Run, sealed []byte, call Call, response func(key []byte) (json.RawMessage, bool)) error {
+	st, err := c.open(sealed, call)
+	if err != nil {
+		return err
+	}
+	r.round, r.hasNonce = int(st.round), true
 	copy(r.nonce[:], st.nonce)
 	r.init()
 	st.eachAnswer(func(k, q, v []byte) { r.setAnswerLocked(k, q, v) })
@@ -146,7 +193,7 @@ func (c *Codec) ResumeLookup(sealed []byte, call Call, response func(key []byte)
 			r.setAnswerLocked(k, q, v)
 		}
 	})
-	return r, nil
+	return nil
 }
 
 // SealRun seals the state of the input_required result that ends run r:

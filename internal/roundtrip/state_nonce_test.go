@@ -24,8 +24,8 @@ func TestNonceNamesTheCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r1, err := c.ResumeLookup([]byte(tok), call, func([]byte) (json.RawMessage, bool) { return nil, false })
-		if err != nil {
+		r1 := &Run{}
+		if err := c.ResumeLookup(r1, []byte(tok), call, func([]byte) (json.RawMessage, bool) { return nil, false }); err != nil {
 			t.Fatal(err)
 		}
 		n1, ok := r1.Nonce()

@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// TestAppendToolResult: the results appendToolResult writes are
+// json.Marshal's bytes exactly, in a response frame as encodeResponse
+// makes it; the others it leaves to encoding/json.
+func TestAppendToolResult(t *testing.T) {
+	tricky := "a<b>&c \"q\" \\ \n\t\r\b\f \x01 \x7f é \u2028\u2029 \xff\xfe 😀"
+	for _, res := range []*CallToolResult{
+		{},
+		{Content: []Content{}},
+		&emptyToolResult,
+		TextResult("ada 3"),
+		TextResult(""),
+		TextResult(tricky),
+		ErrorResult("failed: %s", tricky),
+		{Content: []Content{{Type: "image", Data: "iVBORw0KGgo=", MimeType: "image/png"}, {Type: tricky, Text: "t", MimeType: tricky}, {}}},
+		{Content: nil, IsError: true},
+	} {
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendToolResult([]byte("prefix"), res)
+		if !ok || string(got) != "prefix"+string(want) {
+			t.Errorf("appendToolResult(%+v) = %q, %v; want %q", res, got, ok, want)
+		}
+		id := json.RawMessage(`"x-1"`)
+		wantFrame, _ := encodeResponse(id, res)
+		if frame, err := encodeToolResponse(id, res); err != nil || !bytes.Equal(frame, wantFrame) {
+			t.Errorf("encodeToolResponse(%+v) = %q, %v; want %q", res, frame, err, wantFrame)
+		}
+	}
+	for _, res := range []*CallToolResult{
+		{Content: []Content{{Type: "resource", Resource: map[string]any{"uri": "file:///a"}}}},
+		{Content: []Content{}, StructuredContent: map[string]int{"n": 1}},
+	} {
+		if got, ok := appendToolResult([]byte("prefix"), res); ok || string(got) != "prefix" {
+			t.Errorf("appendToolResult(%+v) = %q, %v; want it left to encoding/json", res, got, ok)
+		}
+		want, _ := encodeResponse(json.RawMessage(`7`), res)
+		if frame, err := encodeToolResponse(json.RawMessage(`7`), res); err != nil || !bytes.Equal(frame, want) {
+			t.Errorf("encodeToolResponse(%+v) = %q, %v; want %q", res, frame, err, want)
+		}
+	}
+}
