@@ -22,8 +22,14 @@ func addAskAll(f *fixture) {
 		var msg *SampleResult
 		var roots []Root
 		err := AskTogether(ctx,
-			func(ctx context.Context) (err error) { name, err = ElicitSchema(ctx, "Who are you?", userSchema); return err },
-			func(ctx context.Context) (err error) { msg, err = Sample(ctx, sampleReq("Greet"), WithKey("greeting")); return err },
+			func(ctx context.Context) (err error) {
+				name, err = ElicitSchema(ctx, "Who are you?", userSchema)
+				return err
+			},
+			func(ctx context.Context) (err error) {
+				msg, err = Sample(ctx, sampleReq("Greet"), WithKey("greeting"))
+				return err
+			},
 			func(ctx context.Context) (err error) { roots, err = ListRoots(ctx); return err },
 		)
 		f.outcomes <- outcome{err: err}

@@ -3,13 +3,12 @@ package gosdk_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/gosdk"
-	"github.com/go-elicit/elicit/runtime/internal/testform"
+	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,22 +19,7 @@ import (
 func TestSampleAndRootsGoSDKClient(t *testing.T) {
 	s, a := newAdapter(t, "sampling")
 	a.AddTool(&mcp.Tool{Name: "all", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var name testform.NameForm
-		var msg *runtime.SampleResult
-		var roots []runtime.Root
-		err := runtime.AskTogether(ctx,
-			func(ctx context.Context) (err error) { name, err = runtime.Elicit[testform.NameForm](ctx, "Who?"); return err },
-			func(ctx context.Context) (err error) {
-				msg, err = runtime.Sample(ctx, runtime.SampleRequest{MaxTokens: 10, Messages: []runtime.SamplingMessage{
-					{Role: "user", Content: []runtime.SamplingContent{{Type: "text", Text: "Greet"}}}}})
-				return err
-			},
-			func(ctx context.Context) (err error) { roots, err = runtime.ListRoots(ctx); return err },
-		)
-		if err != nil {
-			return outcome("", err)
-		}
-		return text(fmt.Sprintf("%s|%s|%s|%s", name.Name, msg.Content[0].Text, msg.Model, roots[0].URI)), nil
+		return outcome(adaptertest.AskAll(ctx))
 	})
 	a.AddTool(&mcp.Tool{Name: "sample", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		_, err := runtime.Sample(ctx, runtime.SampleRequest{MaxTokens: 10, Messages: []runtime.SamplingMessage{

@@ -2,13 +2,12 @@ package mcpgo_test
 
 import (
 	"context"
-	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/go-elicit/elicit/runtime"
-	"github.com/go-elicit/elicit/runtime/internal/testform"
+	"github.com/go-elicit/elicit/runtime/internal/adaptertest"
 	"github.com/go-elicit/elicit/runtime/mcpgo"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -39,25 +38,7 @@ func TestSampleAndRootsMCPGoClient(t *testing.T) {
 	s, a := newAdapted(t, "sampling")
 	s.EnableSampling()
 	mcpgo.AddTool(a, mcp.NewTool("all"), func(ctx context.Context, req mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
-		var name testform.NameForm
-		var msg *runtime.SampleResult
-		var roots []runtime.Root
-		err := runtime.AskTogether(ctx,
-			func(ctx context.Context) (err error) {
-				name, err = runtime.Elicit[testform.NameForm](ctx, "Who?")
-				return err
-			},
-			func(ctx context.Context) (err error) {
-				msg, err = runtime.Sample(ctx, runtime.SampleRequest{MaxTokens: 10, Messages: []runtime.SamplingMessage{
-					{Role: "user", Content: []runtime.SamplingContent{{Type: "text", Text: "Greet"}}}}})
-				return err
-			},
-			func(ctx context.Context) (err error) { roots, err = runtime.ListRoots(ctx); return err },
-		)
-		if err != nil {
-			return outcome("", err)
-		}
-		return mcp.NewToolResultText(fmt.Sprintf("%s|%s|%s|%s", name.Name, msg.Content[0].Text, msg.Model, roots[0].URI)), nil
+		return outcome(adaptertest.AskAll(ctx))
 	})
 	mcpgo.AddTool(a, mcp.NewTool("roots"), func(ctx context.Context, req mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, error) {
 		roots, err := runtime.ListRoots(ctx)
