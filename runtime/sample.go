@@ -415,7 +415,10 @@ func ListRoots(ctx context.Context, opts ...RequestOption) ([]Root, error) {
 // still unanswered do not end it: every one runs, so that their requests
 // go to the client in one input_required round instead of one round each,
 // and then it returns ErrInputRequired. In a session each ask waits for
-// its answer before the next is sent.
+// its answer before the next is sent. So the asks must not depend on each
+// other's answers: on 2026-07-28 each is made before any is answered (an
+// ask built from an earlier answer would change between rounds, and be
+// asked again). Ask what depends on an answer after AskTogether.
 //
 //	var name NameForm
 //	var greeting *runtime.SampleResult

@@ -114,7 +114,8 @@ func (r *Result) WantStructured(t testing.TB, want any) {
 }
 
 // WantAsked fails the test unless the call asked exactly these messages,
-// in this order (none: it asked nothing).
+// in this order (none: it asked nothing); a sampling/createMessage or
+// roots/list request counts as its method.
 func (r *Result) WantAsked(t testing.TB, messages ...string) {
 	t.Helper()
 	if r.isNil(t) {
@@ -123,6 +124,9 @@ func (r *Result) WantAsked(t testing.TB, messages ...string) {
 	got := make([]string, len(r.asked))
 	for i, e := range r.asked {
 		got[i] = e.Message
+		if !e.isElicitation() {
+			got[i] = e.Method
+		}
 	}
 	if !slices.Equal(got, messages) {
 		r.fail(t, fmt.Sprintf("want the questions %q", messages))
