@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sampleReq is a request of one user text message.
@@ -261,5 +262,39 @@ func TestSamplingWire(t *testing.T) {
 	}
 	if f := featuresOf(json.RawMessage(`{"sampling":{"tools":{}},"roots":null}`)); !f.sampling || !f.samplingTools || f.roots {
 		t.Errorf("features %+v", f)
+	}
+}
+
+// TestSampleTimeoutAndCancel: a sampling request nobody answers ends with
+// ErrElicitTimeout (the client is told with notifications/cancelled), and
+// one whose call the client cancels with the context's error.
+func TestSampleTimeoutAndCancel(t *testing.T) {
+	f := newFixture(t, Options{ElicitTimeout: 50 * time.Millisecond})
+	f.srv.AddTool(Tool{Name: "sample"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		_, err := Sample(ctx, sampleReq("x"))
+		f.outcomes <- outcome{err: err}
+		return nil, err
+	})
+	c := f.connect("2025-11-25", allCaps)
+	resp, _ := c.callTool("sample", `{}`)
+	s := openStream(t, resp)
+	defer s.close()
+	if ev := s.mustNext(); ev.msg["method"] != "sampling/createMessage" {
+		t.Fatalf("want the sampling request, got %s", ev.data)
+	}
+	if o := f.waitOutcome(); !errors.Is(o.err, ErrElicitTimeout) {
+		t.Fatalf("want ErrElicitTimeout, got %v", o.err)
+	}
+	if ev := s.mustNext(); ev.msg["method"] != "notifications/cancelled" || !strings.Contains(ev.data, "sampling/createMessage timed out") {
+		t.Errorf("want notifications/cancelled, got %s", ev.data)
+	}
+
+	resp, callID := c.callTool("sample", `{}`)
+	s2 := openStream(t, resp)
+	defer s2.close()
+	s2.mustNext()
+	c.expect(c.post(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s}}`, callID)), 202)
+	if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", o.err)
 	}
 }
