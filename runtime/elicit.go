@@ -287,13 +287,14 @@ func optionsOf[O comparable](defaultKey string, opts []O, apply func(O, elicitOp
 }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
-// input_required round trip (default: the form's key, e.g. "peer_form", or
-// "url" for ElicitURL;
+// input_required round trip (default: the form's key, e.g. "peer_form",
+// "url" for ElicitURL, "sampling" for Sample and "roots" for ListRoots;
 // a form asked again in the same run is numbered: "peer_form_2", ...).
 // The key is how a rerun finds its answer, so the default is right as long
 // as the handler asks in the same order on every run; give a key where the
 // order can change between runs (asks that depend on earlier answers).
-// Every elicitation takes it: Elicit[T], ElicitSchema and ElicitURL.
+// Every elicitation takes it: Elicit[T], ElicitSchema and ElicitURL, and
+// so do Sample and ListRoots.
 func WithKey(key string) CommonOption { return keyOption(key) }
 
 type keyOption string
