@@ -317,19 +317,6 @@ func end(c *adapter.Call, herr error) (*mcp.CallToolResult, error) {
 	return nil, nil
 }
 
-// inputRequest is a request the run asked for as the go-sdk's.
-func inputRequest(r adapter.Request) (mcp.InputRequest, error) {
-	switch r.Method {
-	case "":
-		return elicitParams(r.Params)
-	case methodSample:
-		return sampleParams(r.Params)
-	case methodListRoots:
-		return &mcp.ListRootsParams{}, nil
-	}
-	return nil, fmt.Errorf("elicit: gosdk: no input request of method %q", r.Method)
-}
-
 // clientError is the runtime's error for a request the client answered
 // with a JSON-RPC error, or err wrapped.
 func clientError(err error) error {

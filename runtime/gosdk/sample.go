@@ -12,8 +12,22 @@ import (
 	"fmt"
 
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/internal/adapter"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// inputRequest is a request the run asked for as the go-sdk's.
+func inputRequest(r adapter.Request) (mcp.InputRequest, error) {
+	switch r.Method {
+	case "":
+		return elicitParams(r.Params)
+	case methodSample:
+		return sampleParams(r.Params)
+	case methodListRoots:
+		return &mcp.ListRootsParams{}, nil
+	}
+	return nil, fmt.Errorf("elicit: gosdk: no input request of method %q", r.Method)
+}
 
 // Methods of the requests beside elicitation.
 const (

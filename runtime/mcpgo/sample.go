@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 sampling and roots are deprecated in 2026-07-28 (SEP-2577); the adapter serves them until the protocol removes them
+
 package mcpgo
 
 // Sampling and roots through mcp-go: runtime.Sample and ListRoots in an
