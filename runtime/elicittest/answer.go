@@ -16,7 +16,8 @@ import (
 )
 
 // Elicitation is one question the server asked the client, as the client
-// received it.
+// received it: an elicitation, or a sampling/createMessage or roots/list
+// request (see Method).
 type Elicitation struct {
 	// Mode is "form" or "url".
 	Mode string

@@ -50,7 +50,7 @@ func (c *Client) Transport() string {
 // Call calls the tool with args (nil for none; a value marshalled with
 // encoding/json to an object, or JSON as a string, []byte or
 // json.RawMessage) and answers the elicitations it makes with answers, in
-// order. On 2026-07-28 it performs the input_required retries, so the
+// order, and its sampling and roots requests too ([Sampled], [Roots]). On 2026-07-28 it performs the input_required retries, so the
 // same script works on every protocol.
 //
 // The test fails, with the call's transcript, when an elicitation finds no
@@ -156,7 +156,7 @@ func checkScript(answers []Answer) error {
 		case a.err != nil:
 			return fmt.Errorf("answer %d: %w", i+1, a.err)
 		case a.action == "" && a.respond == nil && a.rpcErr == nil && a.method == "":
-			return fmt.Errorf("answer %d is the zero Answer: build answers with elicittest.Accept, Decline, Cancel or another constructor", i+1)
+			return fmt.Errorf("answer %d is the zero Answer: build answers with elicittest.Accept, Decline, Cancel, Sampled, Roots or another constructor", i+1)
 		}
 	}
 	return nil

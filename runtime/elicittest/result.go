@@ -51,7 +51,8 @@ func (r *Result) fill(res *mcpclient.CallToolResult) {
 	r.Rounds = res.Rounds
 }
 
-// Asked returns the elicitations of the call, in the order they were asked.
+// Asked returns the elicitations of the call (and its sampling and roots
+// requests), in the order they were asked.
 func (r *Result) Asked() []Elicitation {
 	if r == nil {
 		return nil
