@@ -41,6 +41,9 @@ type report struct {
 	Failure         *string       `json:"failure"`
 	Elicitations    []elicitation `json:"elicitations"`
 	Stderr          *string       `json:"stderr"` // stdio: what ze wrote to stderr
+	// Requests are the sampling/createMessage and roots/list requests a
+	// sampling case's client got, in order.
+	Requests []string `json:"requests"`
 }
 
 type elicitation struct {
@@ -58,6 +61,8 @@ type want struct {
 	asked    []string // the elicitation messages, in order
 	// required lists the first form's required properties, when set.
 	required []string
+	// requests are the sampling and roots requests, in order, when set.
+	requests []string
 }
 
 var cases = map[string]want{
@@ -215,6 +220,9 @@ func check(t *testing.T, r report, w want) {
 	}
 	if !slices.Equal(asked, w.asked) {
 		t.Errorf("elicitations asked %q, want %q", asked, w.asked)
+	}
+	if w.requests != nil && !slices.Equal(r.Requests, w.requests) {
+		t.Errorf("requests %q, want %q", r.Requests, w.requests)
 	}
 	if w.required != nil && len(r.Elicitations) > 0 {
 		var required []string
