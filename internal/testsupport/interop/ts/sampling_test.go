@@ -1,14 +1,6 @@
 package ts
 
-import (
-	"context"
-	"os/exec"
-	"path/filepath"
-	"testing"
-	"time"
-
-	"github.com/go-elicit/elicit/internal/testsupport/scenario"
-)
+import "testing"
 
 // samplingCases are interop.mjs's --sampling cases: the conformance
 // fixture's sampling and roots tools (internal/cmd/conformance/fixture),
@@ -30,18 +22,7 @@ func TestTypeScriptSDKClientSampling(t *testing.T) {
 	node := setUp(t)
 	t.Run("cases match the script", func(t *testing.T) { casesMatch(t, node, "--list-sampling", samplingCases) })
 
-	bin := filepath.Join(t.TempDir(), "fixture")
-	build := exec.Command("go", "build", "-o", bin, "github.com/go-elicit/elicit/internal/cmd/conformance/fixture")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the conformance fixture: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	url, stop, err := scenario.StartServer(ctx, bin, nil)
-	cancel()
-	if err != nil {
-		t.Fatalf("starting the fixture: %v", err)
-	}
-	t.Cleanup(stop)
+	bin, url := startServer(t, "github.com/go-elicit/elicit/internal/cmd/conformance/fixture")
 
 	for name, w := range samplingCases {
 		t.Run("http/"+name, func(t *testing.T) {

@@ -123,18 +123,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	node := setUp(t)
 	t.Run("cases match the script", func(t *testing.T) { casesMatch(t, node, "--list", cases) })
 
-	bin := filepath.Join(t.TempDir(), "ze")
-	build := exec.Command("go", "build", "-o", bin, "github.com/go-elicit/elicit/examples/ze")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building examples/ze: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	url, stop, err := scenario.StartServer(ctx, bin, nil)
-	cancel()
-	if err != nil {
-		t.Fatalf("starting ze: %v", err)
-	}
-	t.Cleanup(stop)
+	bin, url := startServer(t, "github.com/go-elicit/elicit/examples/ze")
 
 	for name, w := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -161,6 +150,26 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			})
 		}
 	})
+}
+
+// startServer builds the server program pkg (examples/ze, the conformance
+// fixture), starts it on a free loopback port until the test ends, and
+// returns the binary (for stdio cases) and its URL.
+func startServer(t *testing.T, pkg string) (bin, url string) {
+	t.Helper()
+	bin = filepath.Join(t.TempDir(), filepath.Base(pkg))
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	url, stop, err := scenario.StartServer(ctx, bin, nil)
+	cancel()
+	if err != nil {
+		t.Fatalf("starting %s: %v", pkg, err)
+	}
+	t.Cleanup(stop)
+	return bin, url
 }
 
 // runCase runs one case of the script against target (URL, or --stdio ZE)
