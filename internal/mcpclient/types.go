@@ -326,9 +326,9 @@ func (rs *inputRequests) UnmarshalJSON(b []byte) error {
 
 // inputRequiredResult holds the fields of an input_required result.
 type inputRequiredResult struct {
-	ResultType    string                  `json:"resultType"`
+	ResultType    string        `json:"resultType"`
 	InputRequests inputRequests `json:"inputRequests"`
-	RequestState  *string                 `json:"requestState"`
+	RequestState  *string       `json:"requestState"`
 }
 
 // wireMessage is any JSON-RPC 2.0 message.
