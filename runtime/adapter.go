@@ -136,23 +136,50 @@ func checkForm(version string, canForm bool) error {
 }
 
 // MissingCapabilityError is the ErrElicitUnsupported of a client that did
-// not declare the elicitation mode (Mode "form" or "url") it would be asked
-// in. On a 2026-07-28 request a handler that returns it fails the call with
-// its RPCError, -32021 naming the capability.
-type MissingCapabilityError struct{ Mode string }
+// not declare what it would be asked with: the elicitation mode Mode
+// ("form" or "url"), or, with Capability "sampling" or "roots", that
+// capability (Mode "tools" for sampling with tools). On a 2026-07-28
+// request a handler that returns it fails the call with its RPCError,
+// -32021 naming the capability.
+type MissingCapabilityError struct {
+	Mode string
+	// Capability is the client capability missing: "" (elicitation),
+	// "sampling" or "roots".
+	Capability string
+}
+
+func (e *MissingCapabilityError) capability() string {
+	if e.Capability == "" {
+		return "elicitation"
+	}
+	return e.Capability
+}
 
 func (e *MissingCapabilityError) Error() string {
-	return fmt.Sprintf("%s: the client did not declare %s elicitation", ErrElicitUnsupported.Error(), e.Mode)
+	switch c := e.capability(); {
+	case c == "elicitation":
+		return fmt.Sprintf("%s: the client did not declare %s elicitation", ErrElicitUnsupported.Error(), e.Mode)
+	case e.Mode != "":
+		return fmt.Sprintf("%s: the client did not declare %s.%s", ErrElicitUnsupported.Error(), c, e.Mode)
+	default:
+		return fmt.Sprintf("%s: the client did not declare %s", ErrElicitUnsupported.Error(), c)
+	}
 }
 
 // Is makes errors.Is(err, ErrElicitUnsupported) true.
 func (e *MissingCapabilityError) Is(target error) bool { return target == ErrElicitUnsupported }
 
 // RPCError is the -32021 error of the 2026-07-28 protocol, with
-// data.requiredCapabilities naming the mode.
+// data.requiredCapabilities naming the capability (and mode).
 func (e *MissingCapabilityError) RPCError() *RPCError {
-	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{e.Mode: map[string]any{}}}})
-	return &RPCError{Code: CodeMissingCapability, Message: "missing required client capability: elicitation (" + e.Mode + ")", Data: data}
+	c, what := e.capability(), e.capability()
+	required := map[string]any{}
+	if e.Mode != "" {
+		required[e.Mode] = map[string]any{}
+		what += " (" + e.Mode + ")"
+	}
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{c: required}})
+	return &RPCError{Code: CodeMissingCapability, Message: "missing required client capability: " + what, Data: data}
 }
 
 // ToolArgs decodes the arguments of an adapter's typed tool as AddTool

@@ -42,6 +42,12 @@ type asker interface {
 	// client's raw ElicitResult, or ErrInputRequired once the question is
 	// recorded on a 2026-07-28 request.
 	ask(ctx context.Context, key string, params []byte) (json.RawMessage, error)
+	// request is ask for a request of method (see Session.request):
+	// sampling/createMessage or roots/list.
+	request(ctx context.Context, key, method string, params []byte) (json.RawMessage, error)
+	// capabilities is the capabilities object the client declared (on
+	// 2026-07-28 in the request's _meta); nil when it is not known.
+	capabilities() json.RawMessage
 }
 
 // askerFrom returns the call ctx belongs to, of this package's Server or
@@ -63,6 +69,10 @@ func (c *call) roundTrip() bool  { return c.session.inputRun != nil }
 func (c *call) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
 	return c.session.ask(ctx, c, key, params)
 }
+func (c *call) request(ctx context.Context, key, method string, params []byte) (json.RawMessage, error) {
+	return c.session.request(ctx, c, key, method, params)
+}
+func (c *call) capabilities() json.RawMessage { return c.session.capabilities }
 
 // adaptedCall is the call of an adapter (runtime/gosdk, runtime/mcpgo).
 // The outcomes are made the runtime's here, once for every adapter: the
@@ -74,6 +84,26 @@ func (a *adaptedCall) protocol() string { return a.c.ProtocolVersion() }
 func (a *adaptedCall) caps() elicitCaps { return elicitCapsOf(a.c.Elicitation()) }
 func (a *adaptedCall) roundTrip() bool  { return a.c.ProtocolVersion() >= Version20260728 }
 func (a *adaptedCall) ask(ctx context.Context, key string, params []byte) (json.RawMessage, error) {
+	return a.send(ctx, func(ctx context.Context) (json.RawMessage, error) { return a.c.Ask(ctx, key, params) })
+}
+
+func (a *adaptedCall) request(ctx context.Context, key, method string, params []byte) (json.RawMessage, error) {
+	r, ok := a.c.(callctx.Requester)
+	if !ok {
+		return nil, unsupportedf("this adapter cannot send %s", method)
+	}
+	return a.send(ctx, func(ctx context.Context) (json.RawMessage, error) { return r.Request(ctx, key, method, params) })
+}
+
+func (a *adaptedCall) capabilities() json.RawMessage {
+	if r, ok := a.c.(callctx.Requester); ok {
+		return r.ClientCapabilities()
+	}
+	return nil
+}
+
+// send runs one request of the call with the adapter's timeout.
+func (a *adaptedCall) send(ctx context.Context, do func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 	askCtx := ctx
 	if d := a.c.ElicitTimeout(); d > 0 && !a.roundTrip() {
 		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > d {
@@ -82,7 +112,7 @@ func (a *adaptedCall) ask(ctx context.Context, key string, params []byte) (json.
 			defer cancel()
 		}
 	}
-	res, err := a.c.Ask(askCtx, key, params)
+	res, err := do(askCtx)
 	switch {
 	case err == nil:
 		return res, nil

@@ -242,6 +242,24 @@
 // on 2026-07-28 (the handler runs again on the retry), an isError result for
 // a client that cannot be sent URLs.
 //
+// # Sampling and roots
+//
+// The other two requests a server makes of its client in a call take the
+// same path: [Sample] asks the client's model (sampling/createMessage;
+// tools and tool choice from 2025-11-25, so a handler can run the model's
+// tool calls and sample again), [ListRoots] asks for the client's roots
+// (roots/list). In a session each is a request on the call's stream; on
+// 2026-07-28 an inputRequests entry, keyed "sampling" and "roots" by
+// default ([WithKey] sets another), whose method is sealed with its key in
+// the requestState, so an answer is decoded as what was asked under that
+// key and counts for nothing else. A client that did not declare the
+// capability is never sent the request: the handler gets a
+// [MissingCapabilityError], -32021 on 2026-07-28 when returned. A refusal
+// is a [ClientError], a timeout [ErrElicitTimeout]. [AskTogether] makes
+// several asks (elicitations, samplings, roots) in one input_required
+// round. Both are deprecated in 2026-07-28 (SEP-2577) and keep working
+// until at least 2027-07-28, the earliest the protocol may remove them.
+//
 // # Strict JSON-RPC
 //
 // Every message is read the same way on every transport (HTTP with a

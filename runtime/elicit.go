@@ -256,10 +256,12 @@ type URLOption interface {
 }
 
 // CommonOption is an option of every elicitation, Elicit[T],
-// [ElicitSchema] and [ElicitURL]: [WithKey].
+// [ElicitSchema] and [ElicitURL], and of [Sample] and [ListRoots]:
+// [WithKey].
 type CommonOption interface {
 	FormOption
 	URLOption
+	RequestOption
 }
 
 type elicitOptions struct {
@@ -285,13 +287,14 @@ func optionsOf[O comparable](defaultKey string, opts []O, apply func(O, elicitOp
 }
 
 // WithKey sets the input-request key this elicitation uses in a 2026-07-28
-// input_required round trip (default: the form's key, e.g. "peer_form", or
-// "url" for ElicitURL;
+// input_required round trip (default: the form's key, e.g. "peer_form",
+// "url" for ElicitURL, "sampling" for Sample and "roots" for ListRoots;
 // a form asked again in the same run is numbered: "peer_form_2", ...).
 // The key is how a rerun finds its answer, so the default is right as long
 // as the handler asks in the same order on every run; give a key where the
 // order can change between runs (asks that depend on earlier answers).
-// Every elicitation takes it: Elicit[T], ElicitSchema and ElicitURL.
+// Every elicitation takes it: Elicit[T], ElicitSchema and ElicitURL, and
+// so do Sample and ListRoots.
 func WithKey(key string) CommonOption { return keyOption(key) }
 
 type keyOption string
@@ -481,8 +484,16 @@ func urlRequired(s *Session, e *RPCError) (*CallToolResult, *RPCError) {
 // client's answer: in an initialized session as a request on the call's SSE stream,
 // on a 2026-07-28 request through the input_required round trip.
 func (s *Session) ask(ctx context.Context, c *call, key string, params []byte) (json.RawMessage, error) {
+	return s.request(ctx, c, key, "", params)
+}
+
+// request is ask for a request of method ("" is elicitation/create;
+// "sampling/createMessage", "roots/list"): the one path every server
+// request of a call takes, with the same correlation, limits, timeout and
+// input_required round.
+func (s *Session) request(ctx context.Context, c *call, key, method string, params []byte) (json.RawMessage, error) {
 	if s.inputRun != nil {
-		if ans, ok := s.inputRun.Ask(key, params); ok {
+		if ans, ok := s.inputRun.AskMethod(key, method, params); ok {
 			return ans, nil
 		}
 		return nil, ErrInputRequired
@@ -513,7 +524,9 @@ func (s *Session) ask(ctx context.Context, c *call, key string, params []byte) (
 	frame := make([]byte, 0, len(params)+len(id)+72) // the text around them is 65 bytes
 	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
 	frame = appendJSONString(frame, id)
-	frame = append(frame, `,"method":"elicitation/create","params":`...)
+	frame = append(frame, `,"method":"`...)
+	frame = append(frame, wireMethod(method)...)
+	frame = append(frame, `","params":`...)
 	frame = append(frame, params...)
 	frame = append(frame, '}')
 	if err := c.sink.send(frame); err != nil {
@@ -540,7 +553,7 @@ func (s *Session) ask(ctx context.Context, c *call, key string, params []byte) (
 		s.cancelRequest(c, id, "the tool call ended")
 		return nil, ctxError(ctx)
 	case <-timeout:
-		s.cancelRequest(c, id, "elicitation timed out")
+		s.cancelRequest(c, id, wireMethod(method)+" timed out")
 		return nil, timeoutError{}
 	case <-s.stopping():
 		return nil, shutdownError{}

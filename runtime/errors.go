@@ -21,13 +21,16 @@ var (
 	// ErrElicitMalformed: the client's answer was not a valid elicitation
 	// result (unknown action, result not an object, ...).
 	ErrElicitMalformed = errors.New("elicit: malformed answer")
-	// ErrElicitFailed: the client answered the elicitation with a JSON-RPC
-	// error instead of a result; the error is a *ClientError.
+	// ErrElicitFailed: the client answered the elicitation (or sampling
+	// request, roots/list) with a JSON-RPC error instead of a result; the
+	// error is a *ClientError.
 	ErrElicitFailed = errors.New("elicit: the client answered with an error")
 	// ErrElicitUnsupported: this client cannot be asked: it did not declare
-	// the elicitation capability (or the mode), its protocol version cannot
-	// express the form, or the request cannot carry a server message (its
-	// Accept header does not allow text/event-stream).
+	// the elicitation capability (or the mode; for Sample and ListRoots,
+	// sampling, sampling.tools or roots), its protocol version cannot
+	// express the form (or the sampling request), or the request cannot
+	// carry a server message (its Accept header does not allow
+	// text/event-stream).
 	ErrElicitUnsupported = errors.New("elicit: not supported by this client")
 	// ErrElicitTooMany: the session already has the maximum number of pending
 	// elicitations (32 by default).

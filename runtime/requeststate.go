@@ -161,7 +161,9 @@ func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, s
 			frame = append(frame, ',')
 		}
 		frame = appendJSONString(frame, r.Key)
-		frame = append(frame, `:{"method":"elicitation/create","params":`...)
+		frame = append(frame, `:{"method":"`...)
+		frame = append(frame, wireMethod(r.Method)...)
+		frame = append(frame, `","params":`...)
 		frame = append(frame, r.Params...)
 		frame = append(frame, '}')
 	}

@@ -5,8 +5,8 @@
 //
 // Usage:
 //
-//	mcptest --url URL [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script
-//	mcptest --stdio 'CMD ARGS' [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] < script
+//	mcptest --url URL [--elicit[=form,url]] [--sampling] [--roots] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script
+//	mcptest --stdio 'CMD ARGS' [--elicit[=form,url]] [--sampling] [--roots] [--protocol VERSION] [--timeout D] [--trace] < script
 //
 // For example, the same script against ze over HTTP and over stdio:
 //
@@ -34,6 +34,9 @@
 //	                   2025-06-18 --elicit=form sends {}, its only shape.
 //	                   Without --elicit no elicitation capability is declared.
 //	                   (--elicit takes no separate argument: write --elicit=url.)
+//	--sampling         declare sampling ({"tools":{}} from 2025-11-25 on, {}
+//	                   before), answered by sample-reply lines
+//	--roots            declare roots, answered by roots-reply lines
 //	--protocol VERSION 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26.
 //	                   2026-07-28 is sessionless, sends _meta (over HTTP also
 //	                   the Mcp-Method / Mcp-Name headers) on every request and
@@ -72,6 +75,12 @@
 //	                               any JSON content (an object, [], "x",
 //	                               null...), verbatim, to test how a server
 //	                               treats malformed answers
+//	sample-reply {"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}
+//	                               queue the result of a sampling/createMessage
+//	                               (sent verbatim; needs --sampling)
+//	roots-reply {"roots":[{"uri":"file:///src"}]}
+//	                               queue the result of a roots/list (verbatim;
+//	                               needs --roots)
 //	@TOOL {"arg":1}                call TOOL with these arguments
 //	@TOOL                          call TOOL with {}
 //	wait 500ms                     pause (Go duration syntax)
@@ -93,7 +102,11 @@
 // waiting. Replies still queued at the end are reported on stderr (they do
 // not change the exit status). A URL-mode elicitation prints
 // "elicitation url: URL" to stdout and is answered from the queue too; an
-// accept is sent without content.
+// accept is sent without content. sample-reply and roots-reply lines have
+// queues of their own, taken the same way by each sampling/createMessage
+// and roots/list the server sends (as a request in a session, as an input
+// request on 2026-07-28); an empty queue answers with error -1, as a
+// client whose user refused, with a note on stderr.
 //
 // Output. A tool result's content goes to stdout, one line per item: the text
 // of text items, the JSON of other items, then structuredContent as JSON if

@@ -64,6 +64,12 @@ type Options struct {
 	// request and the 2026-07-28 input request. It may be called from
 	// several goroutines at once when calls run concurrently.
 	OnElicit ElicitHandler
+	// OnRequest answers the other server requests the client declared:
+	// sampling/createMessage (Capabilities.Sampling) and roots/list
+	// (Capabilities.Roots), as server-sent requests and as 2026-07-28
+	// input requests. It returns the raw result; an *RPCError answers with
+	// that error. It may be called from several goroutines at once.
+	OnRequest func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 	// OnNotification, when set, sees every notification the server sends.
 	// It runs on the goroutine reading the stream (or the child's stdout),
 	// so it must return quickly.
@@ -216,6 +222,9 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 	if !supported(opts.Protocol) {
 		return nil, fmt.Errorf("mcpclient: %w %q (supported: %v)", ErrUnsupportedProtocol, opts.Protocol, Versions())
+	}
+	if (opts.Capabilities.Sampling != nil || opts.Capabilities.Roots != nil) && opts.OnRequest == nil {
+		return nil, errors.New("mcpclient: sampling or roots capability declared without an OnRequest handler")
 	}
 	if opts.Capabilities.Elicitation != nil && opts.OnElicit == nil {
 		return nil, errors.New("mcpclient: elicitation capability declared without an OnElicit handler")
@@ -377,10 +386,10 @@ func (c *Client) InitializeResult() *InitializeResult {
 
 // CallTool calls a tool. args must be a JSON object or nil (sent as {}).
 //
-// In 2026-07-28 an input_required result is answered through OnElicit and
-// the call retried, with a new id, the inputResponses and the echoed
-// requestState, until the result is complete; the input requests of one
-// round are answered in the order of their keys. In the legacy era
+// In 2026-07-28 an input_required result is answered through OnElicit (and
+// OnRequest) and the call retried, with a new id, the inputResponses and
+// the echoed requestState, until the result is complete; the input
+// requests of one round are answered in the order the server wrote them. In the legacy era
 // elicitations arrive as server-sent requests — on the call's stream,
 // answered by separate POSTs while the stream stays open (HTTP), or as
 // lines answered with lines (stdio).
@@ -446,20 +455,16 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	}
 }
 
-// fulfill answers the input requests of one input_required round.
-func (c *Client) fulfill(ctx context.Context, reqs map[string]inputRequest) (json.RawMessage, error) {
-	keys := make([]string, 0, len(reqs))
-	for k := range reqs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+// fulfill answers the input requests of one input_required round, in the
+// order the server wrote them.
+func (c *Client) fulfill(ctx context.Context, reqs inputRequests) (json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(reqs))
-	for _, k := range keys {
-		ir := reqs[k]
-		if ir.Method != methodElicit {
-			return nil, fmt.Errorf("%w: input request %q has method %q; this client only answers %s", ErrProtocol, k, ir.Method, methodElicit)
+	for _, ir := range reqs {
+		k := ir.key
+		if ir.Method != methodElicit && ir.Method != MethodSample && ir.Method != MethodListRoots {
+			return nil, fmt.Errorf("%w: input request %q has method %q; this client answers %s, %s and %s", ErrProtocol, k, ir.Method, methodElicit, MethodSample, MethodListRoots)
 		}
-		res, err := c.elicit(ctx, ir.Params)
+		res, err := c.serverRequestOf(ctx, ir.Method, ir.Params)
 		if err != nil {
 			return nil, fmt.Errorf("input request %q: %w", k, err)
 		}

@@ -209,8 +209,8 @@ func TestModernInputRequiredByHand(t *testing.T) {
 	if lines(res) != "booked" || res.Rounds != 2 {
 		t.Fatalf("got %q rounds=%d", lines(res), res.Rounds)
 	}
-	if !slices.Equal(order, []string{"form", "url"}) {
-		t.Errorf("input requests answered in order %v, want key order a, b", order)
+	if !slices.Equal(order, []string{"url", "form"}) {
+		t.Errorf("input requests answered in order %v, want the order the server wrote them: b, a", order)
 	}
 	ms.mu.Lock()
 	defer ms.mu.Unlock()

@@ -136,8 +136,8 @@ func (c *Client) answer(ctx context.Context, n int64, m *wireMessage) error {
 	switch m.Method {
 	case "ping":
 		reply.Result = json.RawMessage("{}")
-	case methodElicit:
-		res, err := c.elicit(ctx, m.Params)
+	case methodElicit, MethodSample, MethodListRoots:
+		res, err := c.serverRequestOf(ctx, m.Method, m.Params)
 		if err != nil {
 			if ctx.Err() != nil {
 				c.trace.notef(n, "%s %s abandoned: %v", m.Method, m.ID, context.Cause(ctx))
@@ -202,6 +202,32 @@ func (c *Client) elicit(ctx context.Context, raw json.RawMessage) (json.RawMessa
 		return nil, errors.New("elicitation handler returned _meta that is not a JSON object")
 	}
 	return json.Marshal(res)
+}
+
+// serverRequestOf answers a server request of method, as a server-sent
+// request or an input request: elicitation/create through OnElicit,
+// sampling/createMessage and roots/list through OnRequest, when the client
+// declared the capability. Protocol-level refusals are *RPCError values.
+func (c *Client) serverRequestOf(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == methodElicit {
+		return c.elicit(ctx, params)
+	}
+	caps := c.opts.Capabilities
+	if method == MethodSample && caps.Sampling == nil || method == MethodListRoots && caps.Roots == nil {
+		return nil, &RPCError{Code: CodeMethodNotFound, Message: "client did not declare the capability of " + method}
+	}
+	res, err := c.opts.OnRequest(ctx, method, params)
+	if err != nil {
+		var rpcErr *RPCError
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
+		}
+		return nil, fmt.Errorf("%s handler: %w", method, err)
+	}
+	if !isJSONObject(res) {
+		return nil, fmt.Errorf("%s handler returned a result that is not a JSON object", method)
+	}
+	return res, nil
 }
 
 func (c *Client) notification(n int64, m *wireMessage) {

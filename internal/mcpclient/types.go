@@ -56,6 +56,11 @@ type Implementation struct {
 type Capabilities struct {
 	// Elicitation, when non-nil, declares the elicitation capability.
 	Elicitation *ElicitationCapability `json:"elicitation,omitempty"`
+	// Sampling, when non-nil, declares sampling (sampling/createMessage);
+	// Roots, when non-nil, roots (roots/list). Declaring either requires
+	// OnRequest.
+	Sampling *SamplingCapability `json:"sampling,omitempty"`
+	Roots    *RootsCapability    `json:"roots,omitempty"`
 	// Experimental capabilities are sent verbatim.
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
 }
@@ -97,6 +102,32 @@ func (c ElicitationCapability) Supports(mode string) bool {
 	}
 	return false
 }
+
+// SamplingCapability declares sampling; Tools, tools in sampling
+// (2025-11-25 and later): {} or {"tools":{}}.
+type SamplingCapability struct {
+	Tools bool
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c SamplingCapability) MarshalJSON() ([]byte, error) {
+	if c.Tools {
+		return []byte(`{"tools":{}}`), nil
+	}
+	return []byte(`{}`), nil
+}
+
+// RootsCapability declares roots.
+type RootsCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
+}
+
+// Methods of the server requests besides elicitation that OnRequest
+// answers.
+const (
+	MethodSample    = "sampling/createMessage"
+	MethodListRoots = "roots/list"
+)
 
 // Elicitation modes and actions.
 const (
@@ -251,11 +282,53 @@ type inputRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
+// inputRequests are the inputRequests of an input_required result in the
+// order the server wrote them (the order its handler asked); a key written
+// twice keeps its last request, in its first place.
+type inputRequests []keyedRequest
+
+type keyedRequest struct {
+	key string
+	inputRequest
+}
+
+// UnmarshalJSON reads the object's members in order (null is none).
+func (rs *inputRequests) UnmarshalJSON(b []byte) error {
+	*rs = nil
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("inputRequests is not an object")
+	}
+	at := map[string]int{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		var r inputRequest
+		if err := dec.Decode(&r); err != nil {
+			return fmt.Errorf("inputRequests[%q]: %w", key, err)
+		}
+		if i, dup := at[key]; dup {
+			(*rs)[i].inputRequest = r
+			continue
+		}
+		at[key] = len(*rs)
+		*rs = append(*rs, keyedRequest{key, r})
+	}
+	_, err := dec.Token()
+	return err
+}
+
 // inputRequiredResult holds the fields of an input_required result.
 type inputRequiredResult struct {
-	ResultType    string                  `json:"resultType"`
-	InputRequests map[string]inputRequest `json:"inputRequests"`
-	RequestState  *string                 `json:"requestState"`
+	ResultType    string        `json:"resultType"`
+	InputRequests inputRequests `json:"inputRequests"`
+	RequestState  *string       `json:"requestState"`
 }
 
 // wireMessage is any JSON-RPC 2.0 message.

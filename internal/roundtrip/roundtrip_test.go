@@ -299,3 +299,45 @@ func TestQuestionDigestKnown(t *testing.T) {
 		t.Fatal("a question over maxKnownQuestionBytes is kept")
 	}
 }
+
+// TestAskMethodSealed: the method of each key is sealed with its question,
+// so an answer counts only for an ask of the same method, and elicitation
+// (Ask) keeps the digest of its params alone.
+func TestAskMethodSealed(t *testing.T) {
+	c := newCodec(t, key(1))
+	call := Call{Method: "tools/call", Name: "tool", Args: []byte(`{}`)}
+	params := []byte(`{}`)
+	r := NewRun()
+	r.AskMethod("k", "roots/list", params)
+	r.Ask("e", params)
+	reqs := r.Requests()
+	if len(reqs) != 2 || reqs[0].Method != "roots/list" || reqs[1].Method != "" {
+		t.Fatalf("requests %+v", reqs)
+	}
+	if string(reqs[1].question[:]) != string(QuestionDigest(params)) || reqs[0].question == reqs[1].question {
+		t.Fatal("the method is not in the question, or elicitation's changed")
+	}
+	sealed, err := c.SealRun(call, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	responses := map[string]json.RawMessage{"k": json.RawMessage(`{"roots":[]}`), "e": json.RawMessage(`{"action":"cancel"}`)}
+	for _, tc := range []struct {
+		key, method string
+		answered    bool
+	}{
+		{"k", "roots/list", true},
+		{"k", "", false},
+		{"k", "sampling/createMessage", false},
+		{"e", "", true},
+		{"e", "roots/list", false},
+	} {
+		r, err := c.Resume(sealed, call, responses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := r.AskMethod(tc.key, tc.method, params); ok != tc.answered {
+			t.Errorf("%s asked as %q: answered %v, want %v", tc.key, tc.method, ok, tc.answered)
+		}
+	}
+}

@@ -16,10 +16,12 @@ import (
 // DefaultKey is the key of an ask that names none.
 const DefaultKey = "elicit"
 
-// Request is one input request a run made: its key in inputRequests and the
-// params of the request (for elicitation, the elicitation/create params).
+// Request is one input request a run made: its key in inputRequests, its
+// method ("" for elicitation/create, see AskMethod) and the params of the
+// request (for elicitation, the elicitation/create params).
 type Request struct {
 	Key    string
+	Method string
 	Params json.RawMessage
 
 	question [questionSize]byte // QuestionDigest of Params
@@ -35,6 +37,21 @@ const questionSize = 16
 func QuestionDigest(params []byte) []byte {
 	d := questionDigest(params)
 	return d[:]
+}
+
+// methodDigest is the question of an ask of method with params: for
+// elicitation ("") the digest of the params alone, as before methods were
+// named; for another method the digest of the method, a NUL and the params.
+func methodDigest(method string, params []byte) (q [questionSize]byte) {
+	if method == "" {
+		return questionDigest(params)
+	}
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write(params)
+	copy(q[:], h.Sum(nil))
+	return q
 }
 
 func questionDigest(params []byte) (q [questionSize]byte) {
@@ -239,6 +256,15 @@ func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
 // round asked under this key with the same params. When there is none, it
 // records the request with params and reports false.
 func (r *Run) Ask(base string, params json.RawMessage) (answer json.RawMessage, ok bool) {
+	return r.AskMethod(base, "", params)
+}
+
+// AskMethod is Ask for a request of method: "" is elicitation/create (Ask),
+// others are named ("sampling/createMessage", "roots/list"). The method is
+// bound into the question a state seals for the key (methodDigest), so an
+// answer counts only for an ask of the same method: a response is decoded
+// by the method it was asked with, never taken for another's.
+func (r *Run) AskMethod(base, method string, params json.RawMessage) (answer json.RawMessage, ok bool) {
 	if base == "" {
 		base = DefaultKey
 	}
@@ -260,11 +286,11 @@ func (r *Run) Ask(base string, params json.RawMessage) (answer json.RawMessage, 
 	if n > 1 {
 		key = base + "_" + strconv.Itoa(n)
 	}
-	q := questionDigest(params)
+	q := methodDigest(method, params)
 	if ans, ok := r.answerLocked(key, q[:]); ok {
 		return ans, true
 	}
-	r.requests = append(r.requests, Request{Key: key, Params: params, question: q})
+	r.requests = append(r.requests, Request{Key: key, Method: method, Params: params, question: q})
 	return nil, false
 }
 

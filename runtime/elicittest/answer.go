@@ -3,6 +3,7 @@ package elicittest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -15,7 +16,8 @@ import (
 )
 
 // Elicitation is one question the server asked the client, as the client
-// received it.
+// received it: an elicitation, or a sampling/createMessage or roots/list
+// request (see Method).
 type Elicitation struct {
 	// Mode is "form" or "url".
 	Mode string
@@ -28,6 +30,13 @@ type Elicitation struct {
 	// its id (2025-11-25 only).
 	URL           string
 	ElicitationID string
+	// Method is the request's method: "elicitation/create", or
+	// "sampling/createMessage" or "roots/list" (answered with [Sampled]
+	// and [Roots]; their Mode and Message are empty).
+	Method string
+	// Params are the params of a sampling/createMessage or roots/list
+	// request as received.
+	Params json.RawMessage
 
 	answer   string // how it was answered, for the transcript
 	protocol string // the client's version, for Asks
@@ -56,6 +65,13 @@ func (e Elicitation) Asks(form any) bool {
 // messages show it.
 func (e Elicitation) String() string {
 	var b strings.Builder
+	if e.Method != "" && e.Method != methodElicit {
+		b.WriteString(e.label())
+		if e.answer != "" {
+			b.WriteString(" → " + e.answer)
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s %q", e.Mode, e.Message)
 	if e.Mode == mcpclient.ModeURL {
 		fmt.Fprintf(&b, " url=%s", e.URL)
@@ -66,11 +82,36 @@ func (e Elicitation) String() string {
 	return b.String()
 }
 
+// label names the request in failure messages: its mode and message, or
+// its method and params.
+func (e Elicitation) label() string {
+	if e.Method != "" && e.Method != methodElicit {
+		return fmt.Sprintf("%s %s", e.Method, clipParams(e.Params))
+	}
+	return fmt.Sprintf("%s %q", e.Mode, e.Message)
+}
+
+// clipParams is params cut to a line's length.
+func clipParams(params json.RawMessage) string {
+	const max = 120
+	if len(params) > max {
+		return string(params[:max]) + "…"
+	}
+	return string(params)
+}
+
+const methodElicit = "elicitation/create"
+
 // Answer is what the scripted user does with one elicitation: build it
 // with Accept, AcceptRaw, AcceptURL, Decline, Cancel, Reply, ReplyError or
-// Respond.
+// Respond; or with one of the other requests of a call: Sampled answers a
+// sampling/createMessage, Roots a roots/list, and ReplyError either.
 // The zero Answer is not one: it fails the Call it is given to.
 type Answer struct {
+	// method is the request it answers: "" an elicitation,
+	// mcpclient.MethodSample or MethodListRoots, whose result is result.
+	method  string
+	result  json.RawMessage
 	action  string
 	content json.RawMessage
 	form    *formimpl.Descriptor // Accept of a generated form: the form it answers
@@ -236,6 +277,53 @@ func ReplyError(code int, message string) Answer {
 		a.err = fmt.Errorf("ReplyError: code 0: give a JSON-RPC error code, such as %d", runtime.CodeInternalError)
 	}
 	return a
+}
+
+// Sampled answers a sampling/createMessage request with the message res
+// (its Role is "assistant" when empty), as the client's model would: what
+// runtime.Sample then returns. It answers no elicitation, nor an
+// elicitation a sampling request: the Call fails naming both.
+func Sampled(res runtime.SampleResult) Answer {
+	if res.Role == "" {
+		res.Role = "assistant"
+	}
+	msg, err := json.Marshal(runtime.SamplingMessage{Role: res.Role, Content: res.Content})
+	a := Answer{method: mcpclient.MethodSample, desc: fmt.Sprintf("Sampled(%s)", msg)}
+	if err != nil {
+		a.err = fmt.Errorf("Sampled: %w", err)
+		return a
+	}
+	if res.Model == "" {
+		a.err = errors.New("Sampled: no Model: a sampling result names the model that made it")
+		return a
+	}
+	result := append(msg[:len(msg)-1:len(msg)-1], `,"model":`...)
+	result = appendJSON(result, res.Model)
+	if res.StopReason != "" {
+		result = append(result, `,"stopReason":`...)
+		result = appendJSON(result, res.StopReason)
+	}
+	a.result = append(result, '}')
+	return a
+}
+
+// Roots answers a roots/list request with roots: what runtime.ListRoots
+// then returns.
+func Roots(roots ...runtime.Root) Answer {
+	if roots == nil {
+		roots = []runtime.Root{}
+	}
+	result, err := json.Marshal(map[string]any{"roots": roots})
+	a := Answer{method: mcpclient.MethodListRoots, result: result, desc: fmt.Sprintf("Roots(%s)", result)}
+	if err != nil {
+		a.err = fmt.Errorf("Roots: %w", err)
+	}
+	return a
+}
+
+func appendJSON(dst []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(dst, b...)
 }
 
 // Respond answers this and every later elicitation of the Call with f,

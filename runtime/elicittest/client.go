@@ -50,7 +50,7 @@ func (c *Client) Transport() string {
 // Call calls the tool with args (nil for none; a value marshalled with
 // encoding/json to an object, or JSON as a string, []byte or
 // json.RawMessage) and answers the elicitations it makes with answers, in
-// order. On 2026-07-28 it performs the input_required retries, so the
+// order, and its sampling and roots requests too ([Sampled], [Roots]). On 2026-07-28 it performs the input_required retries, so the
 // same script works on every protocol.
 //
 // The test fails, with the call's transcript, when an elicitation finds no
@@ -155,8 +155,8 @@ func checkScript(answers []Answer) error {
 		switch {
 		case a.err != nil:
 			return fmt.Errorf("answer %d: %w", i+1, a.err)
-		case a.action == "" && a.respond == nil && a.rpcErr == nil:
-			return fmt.Errorf("answer %d is the zero Answer: build answers with elicittest.Accept, Decline, Cancel or another constructor", i+1)
+		case a.action == "" && a.respond == nil && a.rpcErr == nil && a.method == "":
+			return fmt.Errorf("answer %d is the zero Answer: build answers with elicittest.Accept, Decline, Cancel, Sampled, Roots or another constructor", i+1)
 		}
 	}
 	return nil
@@ -172,6 +172,7 @@ func (c *Client) onElicit(_ context.Context, p mcpclient.ElicitParams) (mcpclien
 		return mcpclient.ElicitResult{Action: mcpclient.ActionCancel}, nil
 	}
 	e := Elicitation{
+		Method:        methodElicit,
 		Mode:          p.EffectiveMode(),
 		Message:       p.Message,
 		Schema:        bytes.Clone(p.RequestedSchema),
@@ -189,6 +190,30 @@ func (c *Client) onElicit(_ context.Context, p mcpclient.ElicitParams) (mcpclien
 		return mcpclient.ElicitResult{}, a.rpcErr
 	}
 	return mcpclient.ElicitResult{Action: a.action, Content: a.content}, nil
+}
+
+// onRequest answers sampling/createMessage or roots/list from the script
+// of the Call in flight, as onElicit answers elicitations.
+func (c *Client) onRequest(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	c.mu.Lock()
+	cl := c.cur
+	c.mu.Unlock()
+	if cl == nil {
+		return nil, &mcpclient.RPCError{Code: runtime.CodeInternalError, Message: "elicittest: no Call in flight"}
+	}
+	a := cl.next(Elicitation{Method: method, Params: bytes.Clone(params), protocol: c.protocol})
+	switch {
+	case a.rpcErr != nil:
+		if c.protocol == runtime.Version20260728 {
+			cl.mu.Lock()
+			cl.gaveUp = a.desc
+			cl.mu.Unlock()
+		}
+		return nil, &mcpclient.RPCError{Code: a.rpcErr.Code, Message: a.rpcErr.Message}
+	case a.result == nil:
+		return nil, &mcpclient.RPCError{Code: runtime.CodeInternalError, Message: "elicittest: " + a.desc}
+	}
+	return a.result, nil
 }
 
 // call is the script of one Call and what happened to it.
@@ -224,7 +249,7 @@ func (cl *call) next(e Elicitation) Answer {
 		problem = "has no scripted answer: add one to the Call (elicittest.Accept, Decline, Cancel, ...); it was canceled"
 	case respond != nil:
 		a = respond(e)
-		if a.respond != nil || (a.action == "" && a.err == nil && a.rpcErr == nil) {
+		if a.respond != nil || (a.action == "" && a.err == nil && a.rpcErr == nil && a.method == "") {
 			problem = fmt.Sprintf("Respond's function returned %v, which cannot answer: return Accept, Decline, Cancel, ...; it was canceled", a)
 		}
 	}
@@ -232,8 +257,10 @@ func (cl *call) next(e Elicitation) Answer {
 		problem = cl.mismatch(a, e)
 	}
 	switch {
-	case problem != "":
+	case problem != "" && e.isElicitation():
 		a = Answer{action: mcpclient.ActionCancel, desc: "canceled by elicittest"}
+	case problem != "":
+		a = Answer{method: e.Method, desc: "refused by elicittest"}
 	case a.form != nil && e.Mode == mcpclient.ModeForm:
 		a.content = onlyAsked(a.content, e.Schema)
 	}
@@ -241,7 +268,7 @@ func (cl *call) next(e Elicitation) Answer {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	if problem != "" {
-		cl.problems = append(cl.problems, fmt.Sprintf("elicitation %d (%s %q) %s", n, e.Mode, e.Message, problem))
+		cl.problems = append(cl.problems, fmt.Sprintf("elicitation %d (%s) %s", n, e.label(), problem))
 	}
 	cl.asked = append(cl.asked, e)
 	return a
@@ -254,6 +281,10 @@ func (cl *call) mismatch(a Answer, e Elicitation) string {
 	switch {
 	case a.err != nil:
 		return fmt.Sprintf("cannot be answered %v: %v; it was canceled", a, a.err)
+	case a.rpcErr == nil && a.method != e.method():
+		return fmt.Sprintf("is answered with %v, which answers %s: check the order of the answers; it was %s", a, orElicitation(a.method), refusedOrCanceled(e))
+	case !e.isElicitation():
+		return ""
 	case e.Mode == mcpclient.ModeURL && a.action == mcpclient.ActionAccept && len(a.content) > 0:
 		return fmt.Sprintf("is a url elicitation (%s), answered with form content %v: use elicittest.AcceptURL(); it was canceled", e.URL, a)
 	case a.form == nil || e.Mode != mcpclient.ModeForm:
@@ -268,6 +299,31 @@ func (cl *call) mismatch(a Answer, e Elicitation) string {
 			a.form.Name, a, diff, e.Schema, a.form.Name, want)
 	}
 	return ""
+}
+
+// method is the request's method as Answer.method names it: "" for an
+// elicitation.
+func (e Elicitation) method() string {
+	if e.isElicitation() {
+		return ""
+	}
+	return e.Method
+}
+
+func (e Elicitation) isElicitation() bool { return e.Method == "" || e.Method == methodElicit }
+
+func orElicitation(method string) string {
+	if method == "" {
+		return "an elicitation"
+	}
+	return "a " + method
+}
+
+func refusedOrCanceled(e Elicitation) string {
+	if e.isElicitation() {
+		return "canceled"
+	}
+	return "refused"
 }
 
 // jsonEqual reports whether a and b hold the same JSON value.

@@ -49,6 +49,17 @@
 // mode, URL and the requestedSchema as this protocol version received it;
 // [Elicitation.Asks] tells which generated form it is).
 //
+// The other requests a handler makes of the client take their answers from
+// the same script, in the same order: [Sampled] answers
+// runtime.Sample's sampling/createMessage with a message of the client's
+// model (tool_use blocks included, for a tool loop), [Roots] answers
+// runtime.ListRoots's roots/list, and [ReplyError] refuses either. An
+// answer of the wrong kind fails the Call, as an Accept of the wrong form
+// does. Clients declare sampling (with tools from 2025-11-25 on) and
+// roots unless [Conn] says NoSampling or NoRoots. On 2026-07-28 the
+// requests of one input_required round are answered in the order the
+// handler asked them.
+//
 // # Failures
 //
 // A question with no answer left is canceled and fails the test; an

@@ -81,7 +81,7 @@ func TestFailuresAreReported(t *testing.T) {
 		r.want(t, `elicitation 1 \(url "Sign in"\) is a url elicitation \(https://auth\.example/start\), answered with form content Accept\(testform\.NameForm\{"name":"Ada"\}\): use elicittest\.AcceptURL\(\)`)
 
 		c.Call(r, "greet", nil, elicittest.Answer{}).WantText(r, "x")
-		r.want(t, `^`+head+`: answer 1 is the zero Answer: build answers with elicittest\.Accept, Decline, Cancel or another constructor; nothing was called$`,
+		r.want(t, `^`+head+`: answer 1 is the zero Answer: build answers with elicittest\.Accept, Decline, Cancel, Sampled, Roots or another constructor; nothing was called$`,
 			`want text "x"\n\tgot  error: answer 1 is the zero Answer`)
 		c.Call(r, "greet", nil, elicittest.Accept(make(chan int)))
 		r.want(t, `answer 1: Accept\(chan int\): json: unsupported type: chan int; nothing was called`)

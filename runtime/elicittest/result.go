@@ -51,7 +51,8 @@ func (r *Result) fill(res *mcpclient.CallToolResult) {
 	r.Rounds = res.Rounds
 }
 
-// Asked returns the elicitations of the call, in the order they were asked.
+// Asked returns the elicitations of the call (and its sampling and roots
+// requests), in the order they were asked.
 func (r *Result) Asked() []Elicitation {
 	if r == nil {
 		return nil
@@ -114,7 +115,8 @@ func (r *Result) WantStructured(t testing.TB, want any) {
 }
 
 // WantAsked fails the test unless the call asked exactly these messages,
-// in this order (none: it asked nothing).
+// in this order (none: it asked nothing); a sampling/createMessage or
+// roots/list request counts as its method.
 func (r *Result) WantAsked(t testing.TB, messages ...string) {
 	t.Helper()
 	if r.isNil(t) {
@@ -123,6 +125,9 @@ func (r *Result) WantAsked(t testing.TB, messages ...string) {
 	got := make([]string, len(r.asked))
 	for i, e := range r.asked {
 		got[i] = e.Message
+		if !e.isElicitation() {
+			got[i] = e.Method
+		}
 	}
 	if !slices.Equal(got, messages) {
 		r.fail(t, fmt.Sprintf("want the questions %q", messages))

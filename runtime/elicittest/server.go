@@ -134,6 +134,11 @@ type Conn struct {
 	// Elicitation is the capability to declare; the zero value is
 	// FormAndURL.
 	Elicitation Capability
+	// NoSampling declares no sampling capability (the client declares
+	// sampling, with tools from 2025-11-25 on, otherwise); NoRoots no roots
+	// capability. The handler's runtime.Sample or ListRoots then fails with
+	// a *runtime.MissingCapabilityError.
+	NoSampling, NoRoots bool
 }
 
 // Connect connects a client to the server as conn says, the legacy
@@ -183,6 +188,13 @@ func (s *Server) connect(t testing.TB, conn Conn) (c *Client, closeClient func()
 		t.Fatalf("elicittest: Connect: unknown Capability %d: use FormAndURL, FormOnly or NoElicitation", conn.Elicitation)
 		return nil, nil
 	}
+	if !conn.NoSampling {
+		opts.Capabilities.Sampling = &mcpclient.SamplingCapability{Tools: conn.Protocol >= runtime.Version20251125}
+	}
+	if !conn.NoRoots {
+		opts.Capabilities.Roots = &mcpclient.RootsCapability{}
+	}
+	opts.OnRequest = c.onRequest
 	var stopServer func()
 	switch conn.Transport {
 	case HTTP:

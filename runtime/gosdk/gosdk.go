@@ -255,19 +255,29 @@ func (a *Adapter) begin(ctx context.Context, req *mcp.CallToolRequest) (*adapter
 	if caps := req.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
 		c.Declared, c.Form, c.URL = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
 	}
+	c.Capabilities = capabilitiesOf(req.ClientCapabilities())
 	if !adapter.IsInputRequired(c.Version) {
 		c.Send = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			return askSession(ctx, req, params)
 		}
+		c.SendRequest = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			return sendSession(ctx, req, method, params)
+		}
 		return c, nil
 	}
+	// Every response goes back to JSON: the runtime decodes each by the
+	// method its key was asked with (sealed in the state), whatever type
+	// the go-sdk guessed from its shape.
 	responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
 	for k, v := range req.Params.InputResponses {
-		if r, ok := v.(*mcp.ElicitResult); ok && r != nil {
-			raw, err := json.Marshal(r)
-			if err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q]: %v", k, err)}
-			}
+		if v == nil {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q]: %v", k, err)}
+		}
+		if string(raw) != "null" {
 			responses[k] = raw
 		}
 	}
@@ -293,7 +303,7 @@ func end(c *adapter.Call, herr error) (*mcp.CallToolResult, error) {
 	if len(asked) > 0 {
 		reqs := make(mcp.InputRequestMap, len(asked))
 		for _, r := range asked {
-			p, err := elicitParams(r.Params)
+			p, err := inputRequest(r)
 			if err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 			}
@@ -305,6 +315,16 @@ func end(c *adapter.Call, herr error) (*mcp.CallToolResult, error) {
 		return nil, &jsonrpc.Error{Code: int64(rpc.Code), Message: rpc.Message, Data: rpc.Data}
 	}
 	return nil, nil
+}
+
+// clientError is the runtime's error for a request the client answered
+// with a JSON-RPC error, or err wrapped.
+func clientError(err error) error {
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) {
+		return &runtime.ClientError{Code: int(werr.Code), Message: werr.Message, Data: werr.Data}
+	}
+	return fmt.Errorf("elicit: %w", err)
 }
 
 // elicitParams are the runtime's elicitation/create params as the go-sdk's.
@@ -336,11 +356,7 @@ func askSession(ctx context.Context, req *mcp.CallToolRequest, raw json.RawMessa
 		res, err = got.res, nil // the SDK's own content check was skipped; ours follows
 	}
 	if err != nil {
-		var werr *jsonrpc.Error
-		if errors.As(err, &werr) {
-			return nil, &runtime.ClientError{Code: int(werr.Code), Message: werr.Message, Data: werr.Data}
-		}
-		return nil, fmt.Errorf("elicit: %w", err)
+		return nil, clientError(err)
 	}
 	if res == nil {
 		return nil, fmt.Errorf("%w: no result", runtime.ErrElicitMalformed)

@@ -94,7 +94,7 @@ func (a *Adapter) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc
 		if err != nil {
 			return nil, err
 		}
-		c.Run, c.Send = run, nil
+		c.Run, c.Send, c.SendRequest = run, nil, nil
 		res, herr := next(callctx.With(ctx, c), req)
 		asked, state, err := run.End()
 		switch {
@@ -105,11 +105,11 @@ func (a *Adapter) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc
 		}
 		reqs := make(mcp.InputRequests, len(asked))
 		for _, r := range asked {
-			p, err := elicitationParams(r.Params)
+			ir, err := inputRequest(r)
 			if err != nil {
 				return nil, err
 			}
-			reqs[r.Key] = mcp.NewElicitationInputRequest(p)
+			reqs[r.Key] = ir
 		}
 		return &mcp.CallToolResult{
 			Result:               mcp.Result{ResultType: mcp.ResultTypeInputRequired},
@@ -138,6 +138,10 @@ func (a *Adapter) callOf(ctx context.Context) *adapter.Call {
 	}
 	c.Send = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 		return askSession(ctx, srv, params)
+	}
+	c.Capabilities = capabilitiesOf(caps)
+	c.SendRequest = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		return sendSession(ctx, srv, method, params)
 	}
 	return c
 }

@@ -75,11 +75,23 @@ func (r *Run) ask(key string, params json.RawMessage) (json.RawMessage, error) {
 	return nil, runtime.ErrInputRequired
 }
 
-// Request is one elicitation a run asked for, to put into the library's
-// input_required result under Key: Params are its elicitation/create
-// params (form or URL mode).
+// request returns the raw result for the next ask of key with method
+// (sampling/createMessage, roots/list), or records the request and returns
+// runtime.ErrInputRequired; the method is sealed with the key.
+func (r *Run) request(key, method string, params json.RawMessage) (json.RawMessage, error) {
+	if ans, ok := r.run.AskMethod(key, method, params); ok {
+		return ans, nil
+	}
+	return nil, runtime.ErrInputRequired
+}
+
+// Request is one input request a run asked for, to put into the library's
+// input_required result under Key: Method is "" for an elicitation, whose
+// Params are its elicitation/create params (form or URL mode), else
+// "sampling/createMessage" or "roots/list" with that request's params.
 type Request struct {
 	Key    string
+	Method string
 	Params json.RawMessage
 }
 
@@ -93,7 +105,7 @@ func (r *Run) End() ([]Request, string, error) {
 	}
 	reqs := make([]Request, len(asked))
 	for i, a := range asked {
-		reqs[i] = Request{Key: a.Key, Params: a.Params}
+		reqs[i] = Request{Key: a.Key, Method: a.Method, Params: a.Params}
 	}
 	state, err := r.codec.SealRun(r.call, r.run)
 	if err != nil {
@@ -128,9 +140,19 @@ type Call struct {
 	Send func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
 	// Timeout is the adapter's elicitation timeout (0 or negative: none).
 	Timeout time.Duration
+	// Capabilities is the client's capabilities object as far as sampling
+	// and roots go (runtime.Sample and ListRoots read it).
+	Capabilities json.RawMessage
+	// SendRequest sends another request than elicitation in an initialized
+	// session: sampling/createMessage or roots/list with params, returning
+	// the client's raw result. Nil: the call cannot send them in a session.
+	SendRequest func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
-var _ callctx.Call = (*Call)(nil)
+var (
+	_ callctx.Call      = (*Call)(nil)
+	_ callctx.Requester = (*Call)(nil)
+)
 
 // ProtocolVersion is the request's protocol version.
 func (c *Call) ProtocolVersion() string { return c.Version }
@@ -152,6 +174,21 @@ func (c *Call) Ask(ctx context.Context, key string, params json.RawMessage) (jso
 	}
 	return c.Send(ctx, params)
 }
+
+// Request sends a request of method through the round trip on a
+// 2026-07-28 request, else in the session.
+func (c *Call) Request(ctx context.Context, key, method string, params json.RawMessage) (json.RawMessage, error) {
+	switch {
+	case c.Run != nil:
+		return c.Run.request(key, method, params)
+	case c.SendRequest == nil:
+		return nil, fmt.Errorf("%w: the call has no session to send %s in", runtime.ErrElicitUnsupported, method)
+	}
+	return c.SendRequest(ctx, method, params)
+}
+
+// ClientCapabilities is the client's capabilities object (Capabilities).
+func (c *Call) ClientCapabilities() json.RawMessage { return c.Capabilities }
 
 // ResultText is the text of a result a ToolArgs answered a call with (one
 // text item, isError), for the adapter's own result type.

@@ -17,6 +17,7 @@ import (
 	"github.com/go-elicit/elicit/internal/mcpclient"
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/elicittest"
+	"github.com/go-elicit/elicit/runtime/internal/testform"
 )
 
 // Versions are the protocol versions both adapters serve.
@@ -240,4 +241,29 @@ func WantPanic(t *testing.T, register func(), want ...string) {
 		}
 	}()
 	register()
+}
+
+// AskAll is the handler body of the adapters' sampling tests: it asks the
+// user (testform.NameForm), the model and the roots together and returns
+// "name|text|model|root", or what asking returned.
+func AskAll(ctx context.Context) (string, error) {
+	var name testform.NameForm
+	var msg *runtime.SampleResult
+	var roots []runtime.Root
+	err := runtime.AskTogether(ctx,
+		func(ctx context.Context) (err error) {
+			name, err = runtime.Elicit[testform.NameForm](ctx, "Who?")
+			return err
+		},
+		func(ctx context.Context) (err error) {
+			msg, err = runtime.Sample(ctx, runtime.SampleRequest{MaxTokens: 10, Messages: []runtime.SamplingMessage{
+				{Role: "user", Content: []runtime.SamplingContent{{Type: "text", Text: "Greet"}}}}})
+			return err
+		},
+		func(ctx context.Context) (err error) { roots, err = runtime.ListRoots(ctx); return err },
+	)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s|%s|%s|%s", name.Name, msg.Content[0].Text, msg.Model, roots[0].URI), nil
 }

@@ -30,6 +30,19 @@ type Call interface {
 	ElicitTimeout() time.Duration
 }
 
+// Requester is what a Call also implements when its adapter can send the
+// other requests a server makes of its client in a call:
+// sampling/createMessage and roots/list.
+type Requester interface {
+	// Request is Ask for a request of method ("sampling/createMessage",
+	// "roots/list"): on a 2026-07-28 request the method is sealed with
+	// the key, so the answer is decoded by it.
+	Request(ctx context.Context, key, method string, params json.RawMessage) (json.RawMessage, error)
+	// ClientCapabilities is the capabilities object the client declared (on
+	// 2026-07-28 in the request's _meta), nil when unknown.
+	ClientCapabilities() json.RawMessage
+}
+
 type key struct{}
 
 // With returns ctx carrying c.

@@ -69,6 +69,8 @@ type config struct {
 	trace    bool
 	listen   bool
 	header   http.Header
+	sampling bool // --sampling: declare sampling (with tools from 2025-11-25 on)
+	roots    bool // --roots: declare roots
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -85,8 +87,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.trace, "trace", false, "print every HTTP exchange and SSE frame, or every stdio line, to stderr")
 	fs.BoolVar(&cfg.listen, "listen", false, "also open the standalone GET stream, for servers that elicit outside a call's stream")
 	fs.Var(headerFlag(cfg.header), "header", "extra HTTP header `'Name: value'` (repeatable)")
+	fs.BoolVar(&cfg.sampling, "sampling", false, "declare sampling (with tools from 2025-11-25 on), answered by sample-reply lines")
+	fs.BoolVar(&cfg.roots, "roots", false, "declare roots, answered by roots-reply lines")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s (--url URL | --stdio 'CMD ARGS') [--elicit[=form,url]] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script\n", name)
+		fmt.Fprintf(stderr, "usage: %s (--url URL | --stdio 'CMD ARGS') [--elicit[=form,url]] [--sampling] [--roots] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script\n", name)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -149,6 +153,13 @@ func (r *runner) connect(ctx context.Context, protocol string) (*mcpclient.Clien
 		}
 		opts.Capabilities.Elicitation, opts.OnElicit = c, r.elicit
 	}
+	if r.cfg.sampling {
+		opts.Capabilities.Sampling = &mcpclient.SamplingCapability{Tools: protocol >= "2025-11-25"}
+	}
+	if r.cfg.roots {
+		opts.Capabilities.Roots = &mcpclient.RootsCapability{}
+	}
+	opts.OnRequest = r.request
 	if r.cfg.trace {
 		opts.Trace = r.stderr
 	}
@@ -291,8 +302,10 @@ type runner struct {
 	stdout *lockedWriter
 	stderr *lockedWriter
 
-	mu    sync.Mutex
-	queue []script.Directive // queued elicitation replies, oldest first
+	mu      sync.Mutex
+	queue   []script.Directive // queued elicitation replies, oldest first
+	samples []script.Directive // queued sample-reply lines, oldest first
+	roots   []script.Directive // queued roots-reply lines, oldest first
 }
 
 func (r *runner) run(directives []script.Directive) (status int) {
@@ -335,6 +348,14 @@ func (r *runner) run(directives []script.Directive) (status int) {
 			r.mu.Lock()
 			r.queue = append(r.queue, d)
 			r.mu.Unlock()
+		case script.SampleReply:
+			r.mu.Lock()
+			r.samples = append(r.samples, d)
+			r.mu.Unlock()
+		case script.RootsReply:
+			r.mu.Lock()
+			r.roots = append(r.roots, d)
+			r.mu.Unlock()
 		case script.Wait:
 			if err := mcpclient.Sleep(ctx, d.Wait); err != nil {
 				r.errorf("%s:%d: %v", scriptName, d.Line, err)
@@ -362,6 +383,11 @@ func (r *runner) run(directives []script.Directive) (status int) {
 	r.mu.Lock()
 	if n := len(r.queue); n > 0 {
 		r.errorf("note: %d queued elicitation repl%s never used (first at %s:%d)", n, plural(n, "y", "ies"), scriptName, r.queue[0].Line)
+	}
+	for _, q := range [][]script.Directive{r.samples, r.roots} {
+		if n := len(q); n > 0 {
+			r.errorf("note: %d queued %s line%s never used (first at %s:%d)", n, strings.Fields(q[0].String())[0], plural(n, "", "s"), scriptName, q[0].Line)
+		}
 	}
 	r.mu.Unlock()
 	return status
@@ -428,6 +454,28 @@ func (r *runner) elicit(_ context.Context, p mcpclient.ElicitParams) (mcpclient.
 		res.Content = nil
 	}
 	return res, nil
+}
+
+// request answers sampling/createMessage from the sample-reply queue and
+// roots/list from the roots-reply queue, each reply verbatim; an empty
+// queue answers with error -1, as a client whose user refused.
+func (r *runner) request(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
+	r.mu.Lock()
+	q, key := &r.samples, "sample-reply"
+	if method == mcpclient.MethodListRoots {
+		q, key = &r.roots, "roots-reply"
+	}
+	var d script.Directive
+	queued := len(*q) > 0
+	if queued {
+		d, *q = (*q)[0], (*q)[1:]
+	}
+	r.mu.Unlock()
+	if !queued {
+		r.errorf("note: %s arrived with no queued %s; answering error -1", method, key)
+		return nil, &mcpclient.RPCError{Code: -1, Message: "mcptest: no queued " + key}
+	}
+	return d.JSON, nil
 }
 
 func (r *runner) errorf(format string, args ...any) {

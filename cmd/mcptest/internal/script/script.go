@@ -41,6 +41,8 @@ const (
 	Wait
 	ElicitReply
 	ListTools
+	SampleReply
+	RootsReply
 )
 
 // Directive keywords.
@@ -51,6 +53,8 @@ const (
 	keyReply   = "elicit-reply"
 	keyWait    = "wait"
 	keyTools   = "tools"
+	keySample  = "sample-reply"
+	keyRoots   = "roots-reply"
 	callPrefix = "@"
 )
 
@@ -63,8 +67,9 @@ type Directive struct {
 	Kind Kind
 	// Tool is the tool name of a Call.
 	Tool string
-	// JSON is the compacted object of an ElicitAccept (content) or a Call
-	// (arguments); nil when the line had none.
+	// JSON is the compacted object of an ElicitAccept (content), a Call
+	// (arguments), a SampleReply or a RootsReply (the result); nil when the
+	// line had none.
 	JSON json.RawMessage
 	// Wait is the pause of a Wait.
 	Wait time.Duration
@@ -90,6 +95,10 @@ func (d Directive) String() string {
 		s = keyReply + " " + d.Action
 	case ListTools:
 		return keyTools
+	case SampleReply:
+		s = keySample
+	case RootsReply:
+		s = keyRoots
 	default:
 		return fmt.Sprintf("# unknown directive kind %d", d.Kind)
 	}
@@ -224,6 +233,19 @@ func parseLine(text string) (Directive, string) {
 			return Directive{}, msg
 		}
 		return Directive{Kind: ElicitReply, Action: action, JSON: raw}, ""
+	case keySample, keyRoots:
+		obj, msg := object(rest, word+" result")
+		switch {
+		case msg != "":
+			return Directive{}, msg
+		case obj == nil && word == keySample:
+			return Directive{}, `sample-reply needs the result, e.g. sample-reply {"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`
+		case obj == nil:
+			return Directive{}, `roots-reply needs the result, e.g. roots-reply {"roots":[{"uri":"file:///src"}]}`
+		case word == keySample:
+			return Directive{Kind: SampleReply, JSON: obj}, ""
+		}
+		return Directive{Kind: RootsReply, JSON: obj}, ""
 	case keyTools:
 		if rest != "" {
 			return Directive{}, fmt.Sprintf("tools takes no argument, got %q", rest)

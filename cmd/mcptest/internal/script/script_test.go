@@ -27,6 +27,8 @@ elicit-reply accept [ ]
 elicit-reply accept "x"
 elicit-reply accept null
 tools
+sample-reply {"role":"assistant", "content":{"type":"text","text":"hi"},"model":"m"}
+roots-reply {"roots":[]}
 `
 	ds, err := Parse("stdin", strings.NewReader(src))
 	if err != nil {
@@ -48,6 +50,8 @@ tools
 		{Line: 15, Kind: ElicitReply, Action: "accept", JSON: []byte(`"x"`)},
 		{Line: 16, Kind: ElicitReply, Action: "accept", JSON: []byte(`null`)},
 		{Line: 17, Kind: ListTools},
+		{Line: 18, Kind: SampleReply, JSON: []byte(`{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`)},
+		{Line: 19, Kind: RootsReply, JSON: []byte(`{"roots":[]}`)},
 	}
 	if len(ds) != len(want) {
 		t.Fatalf("got %d directives, want %d: %+v", len(ds), len(want), ds)
@@ -80,6 +84,8 @@ wait -1s
 elicit-accept "s"
 @x {"a":1} trailing
 tools all
+sample-reply
+roots-reply [1]
 `
 	_, err := Parse("stdin", strings.NewReader(src))
 	var list ErrorList
@@ -99,6 +105,8 @@ tools all
 		`stdin:11: elicit-accept content: want a JSON object, got "s"`,
 		`stdin:12: @x arguments: unexpected text after the JSON value`,
 		`stdin:13: tools takes no argument, got "all"`,
+		`stdin:14: sample-reply needs the result, e.g. sample-reply {"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`,
+		`stdin:15: roots-reply result: want a JSON object, got [1]`,
 	}
 	if len(list) != len(want) {
 		t.Fatalf("got %d errors:\n%v", len(list), err)
@@ -127,12 +135,12 @@ func TestParseReadError(t *testing.T) {
 }
 
 func TestFormatRoundTrip(t *testing.T) {
-	src := "elicit-accept {\"a\": 1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\n"
+	src := "elicit-accept {\"a\": 1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\nroots-reply {\"roots\": []}\n"
 	ds, err := Parse("stdin", strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "elicit-accept {\"a\":1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\n"
+	want := "elicit-accept {\"a\":1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\nroots-reply {\"roots\":[]}\n"
 	if got := Format(ds); got != want {
 		t.Errorf("Format:\n%s\nwant:\n%s", got, want)
 	}

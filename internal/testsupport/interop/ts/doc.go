@@ -25,6 +25,16 @@
 //	node interop.mjs --commit COMMIT REPO [CASE...]
 //	node interop.mjs --list-commit
 //
+// TestTypeScriptSDKClientSampling drives the conformance fixture
+// (internal/cmd/conformance/fixture) over HTTP and, with its -stdio flag,
+// over stdio (samplingCases: the client's model answers runtime.Sample, or
+// refuses; its roots answer runtime.ListRoots; both with a form, asked
+// together). The pinned client speaks 2025-11-25 at most:
+//
+//	node interop.mjs --sampling URL [CASE...]
+//	node interop.mjs --sampling-stdio FIXTURE [CASE...]
+//	node interop.mjs --list-sampling
+//
 // The script only reports what the client saw; the test asserts it. To move
 // the pin, edit package.json and run npm install here; the lock file must
 // keep no "resolved" URLs (npm ci does not need them).

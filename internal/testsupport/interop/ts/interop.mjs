@@ -6,7 +6,9 @@
 //	node interop.mjs URL [CASE...]
 //	node interop.mjs --stdio ZE [CASE...]
 //	node interop.mjs --commit COMMIT REPO [CASE...]   examples/commit on REPO
-//	node interop.mjs --list | --list-commit
+//	node interop.mjs --sampling URL [CASE...]         the conformance fixture:
+//	node interop.mjs --sampling-stdio FIXTURE [CASE...]  sampling and roots
+//	node interop.mjs --list | --list-commit | --list-sampling
 //
 // With no CASE it runs every case. For each case it prints one JSON line on
 // standard output:
@@ -17,13 +19,14 @@
 // {"case":NAME,"protocolVersion":V,"failure":MESSAGE,"elicitations":[...]}.
 // Over stdio a report also carries "stderr", what the server wrote there.
 // "elicitations" records every elicitation/create request the client saw
-// (message, mode, requestedSchema) in order. The script only reports; the Go
+// (message, mode, requestedSchema) in order; a sampling case's "requests"
+// the sampling/createMessage and roots/list requests, in order. The script only reports; the Go
 // test (ts_test.go) decides what is right. It exits 0 when every case ran to a
 // report, 1 on a failure, 2 on bad usage.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 // caseTimeoutMs bounds one case: connect, the call and its elicitations.
 const caseTimeoutMs = 15000;
@@ -103,6 +106,17 @@ const commitCases = {
   },
 };
 
+// samplingCases drive the conformance fixture (--sampling URL, or
+// --sampling-stdio FIXTURE): the client declares sampling and roots, its
+// model answers "Paris" (or refuses, with refuse) and its roots are
+// file:///ts.
+const samplingCases = {
+  'sample': { tool: 'test_sampling', args: { prompt: 'Capital of France?' }, answers: [], sampling: {} },
+  'sample-refused': { tool: 'test_sampling', args: { prompt: 'Capital of France?' }, answers: [], sampling: { refuse: true } },
+  'roots': { tool: 'test_input_required_result_list_roots', args: {}, answers: [], sampling: {} },
+  'together': { tool: 'test_input_required_result_multiple_inputs', args: {}, answers: [accept({ name: 'Ada' })], sampling: {} },
+};
+
 // offeringFetch returns a fetch that rewrites the protocolVersion of the
 // initialize request to version; every other request goes out unchanged.
 function offeringFetch(version) {
@@ -147,7 +161,20 @@ function stdioTransport(bin, args, offer, report) {
 async function runCase(target, name, c) {
   const report = { case: name, elicitations: [] };
   const options = c.answers === null ? {} : { capabilities: { elicitation: {} } };
+  if (c.sampling) options.capabilities = { ...options.capabilities, sampling: {}, roots: {} };
   const client = new Client({ name: 'elicit-interop-ts', version: '1.0.0' }, options);
+  if (c.sampling) {
+    report.requests = [];
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      report.requests.push('sampling/createMessage');
+      if (c.sampling.refuse) throw new Error('User rejected sampling request');
+      return { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'ts-model', stopReason: 'endTurn' };
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      report.requests.push('roots/list');
+      return { roots: [{ uri: 'file:///ts', name: 'ts' }] };
+    });
+  }
   if (c.answers !== null) {
     const answers = [...c.answers];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -203,8 +230,12 @@ async function main(argv) {
     for (const name of Object.keys(commitCases)) console.log(name);
     return 0;
   }
+  if (argv[0] === '--list-sampling') {
+    for (const name of Object.keys(samplingCases)) console.log(name);
+    return 0;
+  }
   const usage =
-    'usage: node interop.mjs URL [CASE...] | --stdio ZE [CASE...] | --commit COMMIT REPO [CASE...] | --list | --list-commit';
+    'usage: node interop.mjs URL [CASE...] | --stdio ZE [CASE...] | --commit COMMIT REPO [CASE...] | --sampling URL [CASE...] | --sampling-stdio FIXTURE [CASE...] | --list | --list-commit | --list-sampling';
   let target, names;
   let known = cases;
   if (argv[0] === '--commit') {
@@ -215,6 +246,14 @@ async function main(argv) {
     target = { stdio: argv[1], args: ['-C', argv[2]] };
     names = argv.slice(3);
     known = commitCases;
+  } else if (argv[0] === '--sampling' || argv[0] === '--sampling-stdio') {
+    if (argv.length < 2 || argv[1] === '') {
+      console.error(usage);
+      return 2;
+    }
+    target = argv[0] === '--sampling' ? { url: argv[1] } : { stdio: argv[1], args: ['-stdio'] };
+    names = argv.slice(2);
+    known = samplingCases;
   } else if (argv[0] === '--stdio') {
     if (argv.length < 2 || argv[1] === '') {
       console.error(usage);

@@ -41,6 +41,9 @@ type report struct {
 	Failure         *string       `json:"failure"`
 	Elicitations    []elicitation `json:"elicitations"`
 	Stderr          *string       `json:"stderr"` // stdio: what ze wrote to stderr
+	// Requests are the sampling/createMessage and roots/list requests a
+	// sampling case's client got, in order.
+	Requests []string `json:"requests"`
 }
 
 type elicitation struct {
@@ -58,6 +61,8 @@ type want struct {
 	asked    []string // the elicitation messages, in order
 	// required lists the first form's required properties, when set.
 	required []string
+	// requests are the sampling and roots requests, in order, when set.
+	requests []string
 }
 
 var cases = map[string]want{
@@ -118,18 +123,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	node := setUp(t)
 	t.Run("cases match the script", func(t *testing.T) { casesMatch(t, node, "--list", cases) })
 
-	bin := filepath.Join(t.TempDir(), "ze")
-	build := exec.Command("go", "build", "-o", bin, "github.com/go-elicit/elicit/examples/ze")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building examples/ze: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	url, stop, err := scenario.StartServer(ctx, bin, nil)
-	cancel()
-	if err != nil {
-		t.Fatalf("starting ze: %v", err)
-	}
-	t.Cleanup(stop)
+	bin, url := startServer(t, "github.com/go-elicit/elicit/examples/ze")
 
 	for name, w := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -156,6 +150,26 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			})
 		}
 	})
+}
+
+// startServer builds the server program pkg (examples/ze, the conformance
+// fixture), starts it on a free loopback port until the test ends, and
+// returns the binary (for stdio cases) and its URL.
+func startServer(t *testing.T, pkg string) (bin, url string) {
+	t.Helper()
+	bin = filepath.Join(t.TempDir(), filepath.Base(pkg))
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", pkg, err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	url, stop, err := scenario.StartServer(ctx, bin, nil)
+	cancel()
+	if err != nil {
+		t.Fatalf("starting %s: %v", pkg, err)
+	}
+	t.Cleanup(stop)
+	return bin, url
 }
 
 // runCase runs one case of the script against target (URL, or --stdio ZE)
@@ -215,6 +229,9 @@ func check(t *testing.T, r report, w want) {
 	}
 	if !slices.Equal(asked, w.asked) {
 		t.Errorf("elicitations asked %q, want %q", asked, w.asked)
+	}
+	if w.requests != nil && !slices.Equal(r.Requests, w.requests) {
+		t.Errorf("requests %q, want %q", r.Requests, w.requests)
 	}
 	if w.required != nil && len(r.Elicitations) > 0 {
 		var required []string
