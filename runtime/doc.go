@@ -84,15 +84,17 @@
 //     for gone and ends its GET.
 //
 // When the cluster cannot be reached (its errors match
-// [cluster.ErrUnavailable]), a replica keeps serving the sessions it holds:
+// [cluster.ErrUnavailable]; runtime/natscluster first waits a few seconds
+// for a connection that is reconnecting, so a short NATS restart costs
+// latency rather than this), a replica keeps serving the sessions it holds:
 // those it initialized and those it has served before (it keeps the view it
 // built, within Options.MaxSessions, until the session idles out), calls,
 // elicitations and answers included. For a session it does not hold it
 // answers a notification 202 without handling it (a notification has no
 // reply to fail, and no session here can take it: a cancel it carried is
 // lost, as a cancel may be), and a request or an answer 503 with
-// Retry-After and a JSON-RPC error, at once; an answer whose call waits on
-// another replica gets 503 at once too. The same answer posted again once
+// Retry-After and a JSON-RPC error; an answer whose call waits on
+// another replica gets 503 too. The same answer posted again once
 // the cluster is back reaches its call. When it comes back, so does all of
 // this, by itself (runtime/natscluster publishes again the sessions a
 // replica published, and says in its package doc what a restart of NATS
