@@ -27,9 +27,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-
-// caseTimeoutMs bounds one case: connect, the call and its elicitations.
-const caseTimeoutMs = 15000;
+import { caseTimeoutMs, endCase, listCases, parseTarget, recordResult, runCases, withinCaseTimeout } from './cli.mjs';
 
 const peer = {
   address: '192.0.2.7',
@@ -186,54 +184,26 @@ async function runCase(target, name, c) {
   const transport = target.stdio
     ? stdioTransport(target.stdio, target.args ?? ['-stdio'], c.offer, report)
     : new StreamableHTTPClientTransport(new URL(target.url), c.offer ? { fetch: offeringFetch(c.offer) } : undefined);
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`case still running after ${caseTimeoutMs} ms`)), caseTimeoutMs);
-  });
   try {
-    await Promise.race([
-      (async () => {
-        await client.connect(transport, { timeout: caseTimeoutMs });
-        report.protocolVersion = transport.protocolVersion ?? null;
-        const res = await client.callTool({ name: c.tool, arguments: c.args }, undefined, { timeout: caseTimeoutMs });
-        report.isError = res.isError === true;
-        report.text = (res.content ?? []).filter((x) => x.type === 'text').map((x) => x.text).join('');
-      })(),
-      timeout,
-    ]);
+    await withinCaseTimeout(async () => {
+      await client.connect(transport, { timeout: caseTimeoutMs });
+      report.protocolVersion = transport.protocolVersion ?? null;
+      const res = await client.callTool({ name: c.tool, arguments: c.args }, undefined, { timeout: caseTimeoutMs });
+      recordResult(report, res);
+    });
   } catch (err) {
     report.protocolVersion ??= transport.protocolVersion ?? null;
     report.failure = err instanceof Error ? err.message : String(err);
   } finally {
-    clearTimeout(timer);
-    // Ends the session (DELETE over HTTP; over stdio closing the transport
-    // closes ze's stdin, and ze exits); a failure here does not change what
-    // the case saw.
-    if (!target.stdio) {
-      try {
-        await transport.terminateSession();
-      } catch {}
-    }
-    try {
-      await client.close();
-    } catch {}
+    await endCase(target, transport, client);
   }
   return report;
 }
 
 async function main(argv) {
-  if (argv[0] === '--list') {
-    for (const name of Object.keys(cases)) console.log(name);
-    return 0;
-  }
-  if (argv[0] === '--list-commit') {
-    for (const name of Object.keys(commitCases)) console.log(name);
-    return 0;
-  }
-  if (argv[0] === '--list-sampling') {
-    for (const name of Object.keys(samplingCases)) console.log(name);
-    return 0;
-  }
+  if (argv[0] === '--list') return listCases(cases);
+  if (argv[0] === '--list-commit') return listCases(commitCases);
+  if (argv[0] === '--list-sampling') return listCases(samplingCases);
   const usage =
     'usage: node interop.mjs URL [CASE...] | --stdio ZE [CASE...] | --commit COMMIT REPO [CASE...] | --sampling URL [CASE...] | --sampling-stdio FIXTURE [CASE...] | --list | --list-commit | --list-sampling';
   let target, names;
@@ -254,40 +224,12 @@ async function main(argv) {
     target = argv[0] === '--sampling' ? { url: argv[1] } : { stdio: argv[1], args: ['-stdio'] };
     names = argv.slice(2);
     known = samplingCases;
-  } else if (argv[0] === '--stdio') {
-    if (argv.length < 2 || argv[1] === '') {
-      console.error(usage);
-      return 2;
-    }
-    target = { stdio: argv[1] };
-    names = argv.slice(2);
   } else {
-    if (argv.length < 1 || argv[0].startsWith('-')) {
-      console.error(usage);
-      return 2;
-    }
-    try {
-      new URL(argv[0]);
-    } catch {
-      console.error(`interop: bad server URL ${JSON.stringify(argv[0])}`);
-      return 2;
-    }
-    target = { url: argv[0] };
-    names = argv.slice(1);
+    const parsed = parseTarget('interop', argv, usage);
+    if (parsed === null) return 2;
+    ({ target, names } = parsed);
   }
-  for (const name of names) {
-    if (!Object.hasOwn(known, name)) {
-      console.error(`interop: unknown case ${JSON.stringify(name)}; known: ${Object.keys(known).join(', ')}`);
-      return 2;
-    }
-  }
-  let code = 0;
-  for (const name of names.length > 0 ? names : Object.keys(known)) {
-    const report = await runCase(target, name, known[name]);
-    if (report.failure !== undefined) code = 1;
-    console.log(JSON.stringify(report));
-  }
-  return code;
+  return runCases('interop', known, names, (name, c) => runCase(target, name, c));
 }
 
 process.exitCode = await main(process.argv.slice(2));

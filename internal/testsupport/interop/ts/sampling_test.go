@@ -5,8 +5,8 @@ import "testing"
 // samplingCases are interop.mjs's --sampling cases: the conformance
 // fixture's sampling and roots tools (internal/cmd/conformance/fixture),
 // asked of the TypeScript SDK client, whose model answers "Paris" and
-// whose root is file:///ts. The pinned client speaks 2025-11-25 at most;
-// 2026-07-28 is the go-sdk client's (runtime/gosdk's tests).
+// whose root is file:///ts. The pinned v1 client speaks 2025-11-25 at most;
+// 2026-07-28 is the v2 client's (v2_test.go).
 var samplingCases = map[string]want{
 	"sample":         {protocol: "2025-11-25", text: "LLM response: Paris", requests: []string{"sampling/createMessage"}},
 	"sample-refused": {protocol: "2025-11-25", isError: true, contains: []string{"the client answered with an error", "User rejected sampling request"}, requests: []string{"sampling/createMessage"}},

@@ -19,8 +19,10 @@ import (
 )
 
 const (
-	script  = "interop.mjs"
-	minNode = 18 // the SDK's engines field
+	script = "interop.mjs"
+	// minNode is the v2 client's engines field (@modelcontextprotocol/client
+	// says >=20; so does the v1 sdk's @hono/node-server).
+	minNode = 20
 	// caseTimeout bounds one node run; the script gives each case 15 s.
 	caseTimeout = 30 * time.Second
 )
@@ -44,6 +46,9 @@ type report struct {
 	// Requests are the sampling/createMessage and roots/list requests a
 	// sampling case's client got, in order.
 	Requests []string `json:"requests"`
+	// ErrorCode is the JSON-RPC error code of a failed interop-v2.mjs
+	// call, when the server answered with an error.
+	ErrorCode *int `json:"errorCode"`
 }
 
 type elicitation struct {
@@ -172,26 +177,35 @@ func startServer(t *testing.T, pkg string) (bin, url string) {
 	return bin, url
 }
 
-// runCase runs one case of the script against target (URL, or --stdio ZE)
-// and parses its report.
+// runCase runs one case of interop.mjs against target (URL, or --stdio ZE)
+// and parses its report; the client must not have failed.
 func runCase(t *testing.T, node string, target []string, name string) report {
 	t.Helper()
-	args := append(append([]string{script}, target...), name)
-	out, err := runNode(t, node, args...)
-	var r report
-	if jerr := json.Unmarshal(bytes.TrimSpace(out), &r); jerr != nil {
-		t.Fatalf("%s %s: output is not one JSON report (%v; run error: %v):\n%s", script, name, jerr, err, out)
-	}
+	r, err := runScript(t, node, script, target, name)
 	if r.Failure != nil {
 		t.Fatalf("%s %s: the client failed: %s", script, name, *r.Failure)
 	}
 	if err != nil {
 		t.Fatalf("%s %s: %v", script, name, err)
 	}
+	return r
+}
+
+// runScript runs one case of the script file against target and parses its
+// report, which must be for that case; it returns node's error too (a case
+// whose client failed exits 1).
+func runScript(t *testing.T, node, file string, target []string, name string) (report, error) {
+	t.Helper()
+	args := append(append([]string{file}, target...), name)
+	out, err := runNode(t, node, args...)
+	var r report
+	if jerr := json.Unmarshal(bytes.TrimSpace(out), &r); jerr != nil {
+		t.Fatalf("%s %s: output is not one JSON report (%v; run error: %v):\n%s", file, name, jerr, err, out)
+	}
 	if r.Case != name {
 		t.Fatalf("report is for case %q, want %q", r.Case, name)
 	}
-	return r
+	return r, err
 }
 
 func check(t *testing.T, r report, w want) {
@@ -261,19 +275,25 @@ func setUp(t *testing.T) string {
 	return node
 }
 
-// casesMatch fails the test unless the script lists (with listFlag)
+// casesMatch fails the test unless interop.mjs lists (with listFlag)
 // exactly the cases the test expects.
 func casesMatch(t *testing.T, node, listFlag string, cases map[string]want) {
 	t.Helper()
-	out, err := runNode(t, node, script, listFlag)
+	listMatches(t, node, script, listFlag, slices.Sorted(maps.Keys(cases)))
+}
+
+// listMatches fails the test unless the script file lists (with listFlag)
+// exactly the sorted case names known.
+func listMatches(t *testing.T, node, file, listFlag string, known []string) {
+	t.Helper()
+	out, err := runNode(t, node, file, listFlag)
 	if err != nil {
-		t.Fatalf("%s %s: %v", script, listFlag, err)
+		t.Fatalf("%s %s: %v", file, listFlag, err)
 	}
 	listed := strings.Fields(string(out))
 	slices.Sort(listed)
-	known := slices.Sorted(maps.Keys(cases))
 	if !slices.Equal(listed, known) {
-		t.Fatalf("%s %s lists cases %q, the test expects %q", script, listFlag, listed, known)
+		t.Fatalf("%s %s lists cases %q, the test expects %q", file, listFlag, listed, known)
 	}
 }
 
