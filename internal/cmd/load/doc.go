@@ -24,8 +24,9 @@
 //	             twenty ways); the result must name the broken property
 //	malformed    not an elicitation result: an unknown, empty, missing or
 //	             non-string action, content that is not an object
-//	disconnect   legacy: close the call's stream before answering; the
-//	             handler must return with the context error. 2026-07-28:
+//	disconnect   legacy: close the call's stream before answering and
+//	             never resume it; the handler must return with the context
+//	             error once the stream's resume window (1s here) has passed. 2026-07-28:
 //	             take the input_required result and never retry
 //
 // On a legacy session a call is a tools/call whose reply upgrades to SSE,

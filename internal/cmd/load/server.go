@@ -56,6 +56,9 @@ func startServer(cfg Config, records []callRecord, notes *violations) (*server, 
 		SessionIdleTimeout:     10 * time.Minute,
 		MaxPendingElicitations: runtime.DefaultMaxPendingElicitations,
 		MaxSessions:            cfg.Sessions + 8,
+		// A disconnect is not a cancel: the call waits this long for its
+		// client to resume the stream, then ends with the context error.
+		StreamResumeWindow: time.Second,
 	})
 	runtime.AddTool(s.rt, runtime.Tool{Name: toolName, Description: "Book seats; the user is asked for the details."}, s.book)
 
