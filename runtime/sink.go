@@ -67,7 +67,8 @@ type httpSink struct {
 	// session is set (resumable) for a call whose stream may be resumed:
 	// its session's id. base is the call's context's parent then, which
 	// the POST's connection ending does not cancel; cancelCall cancels the
-	// call and stopWatch ends the watch on that connection (resume.go).
+	// call (its context's own cancellation, made by sessionCall) and
+	// stopWatch ends the watch on that connection (resume.go).
 	session    string
 	base       callBase
 	cancelCall context.CancelCauseFunc
