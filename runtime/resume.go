@@ -216,7 +216,7 @@ func (sk *httpSink) windowTickLocked() (abandoned bool) {
 		return false
 	}
 	if wait := time.Until(sk.rs.windowEnd); wait > 0 {
-		sk.timer.Reset(wait)
+		sk.timer.t.Reset(wait)
 		return false
 	}
 	sk.freeLocked()

@@ -289,12 +289,13 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // for each).
 const (
 	// 2025-11-25: tools/call on SSE, elicitation/create, answer POST,
-	// result. 5 of them make the stream survive the network (resume.go):
-	// the watch on the POST's connection (3: context.AfterFunc and the
-	// func it calls; the call's context has the request's values without
-	// its cancellation as its parent, held in the sink, and is the call's
-	// only one), the stream's one timer (2).
-	budgetSessionRoundTrip       = 35
+	// result. 3 of them make the stream survive the network (resume.go):
+	// the watch on the POST's connection (context.AfterFunc's context and
+	// stop func, and the func it calls). The call's context is its only
+	// one, made over the request's values without its cancellation (held
+	// in the sink); the stream's timer is one a finished stream gave back
+	// (streamTimers).
+	budgetSessionRoundTrip       = 33
 	budgetInputRequiredRoundTrip = 34 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
@@ -316,8 +317,8 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	// (5 for resumable streams, as budgetSessionRoundTrip.)
-	budgetElicitSchemaRoundTrip = 87
+	// (3 for resumable streams, as budgetSessionRoundTrip.)
+	budgetElicitSchemaRoundTrip = 85
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 75
