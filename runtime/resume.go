@@ -568,10 +568,7 @@ func newStreamOut(w http.ResponseWriter, r *http.Request) *streamOut {
 func (o *streamOut) send(ev []byte, _ bool) error {
 	if !o.started {
 		o.started = true
-		h := o.w.Header()
-		h["Content-Type"] = []string{"text/event-stream"}
-		h["Cache-Control"] = []string{"no-cache, no-transform"}
-		h["X-Accel-Buffering"] = []string{"no"}
+		setStreamHeaders(o.w.Header())
 		o.w.WriteHeader(http.StatusOK)
 	}
 	if o.writeTimeout > 0 {

@@ -295,7 +295,7 @@ const (
 	// one, made over the request's values without its cancellation (held
 	// in the sink); the stream's timer is one a finished stream gave back
 	// (streamTimers).
-	budgetSessionRoundTrip       = 33
+	budgetSessionRoundTrip       = 31
 	budgetInputRequiredRoundTrip = 34 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
@@ -318,7 +318,7 @@ func TestRoundTripAllocs(t *testing.T) {
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
 	// (3 for resumable streams, as budgetSessionRoundTrip.)
-	budgetElicitSchemaRoundTrip = 85
+	budgetElicitSchemaRoundTrip = 83
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 75

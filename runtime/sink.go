@@ -198,11 +198,7 @@ func (s *httpSink) upgradeLocked() {
 	if s.header != nil {
 		s.header(h)
 	}
-	// Canonical keys assigned directly: Header.Set would canonicalize
-	// them again on every reply.
-	h["Content-Type"] = []string{"text/event-stream"}
-	h["Cache-Control"] = []string{"no-cache, no-transform"}
-	h["X-Accel-Buffering"] = []string{"no"}
+	setStreamHeaders(h)
 	s.w.WriteHeader(http.StatusOK)
 	s.lastWrite = time.Now()
 	if s.srv == nil {
@@ -214,6 +210,17 @@ func (s *httpSink) upgradeLocked() {
 	if d := s.srv.opts.StreamKeepAlive; d > 0 {
 		s.resetTimerLocked(d)
 	}
+}
+
+// setStreamHeaders sets the headers of an SSE reply. Canonical keys are
+// assigned directly (Header.Set would canonicalize them again on every
+// reply), the three values in one allocation, each capped so that
+// appending to one cannot overwrite the next.
+func setStreamHeaders(h http.Header) {
+	values := []string{"text/event-stream", "no-cache, no-transform", "no"}
+	h["Content-Type"] = values[0:1:1]
+	h["Cache-Control"] = values[1:2:2]
+	h["X-Accel-Buffering"] = values[2:]
 }
 
 // keepAliveComment is the SSE comment written on a silent stream: readers
