@@ -60,9 +60,9 @@ type streamReader struct {
 // callBase is a request's context without its cancellation, the values
 // only (context.WithoutCancel, held in the sink rather than allocated): the
 // parent of a resumable call's context. Its Value passes every key on, the
-// context package's own too; harmless: the one context made from it is a
-// cancelCtx, which answers that key itself, and with no Done channel it is
-// never asked.
+// context package's own too; harmless: the one context made from it is the
+// call's cancelCtx (sessionCall), which answers that key itself, and with
+// no Done channel it is never asked.
 type callBase struct{ parent context.Context }
 
 func (*callBase) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -71,20 +71,34 @@ func (*callBase) Err() error                  { return nil }
 func (b *callBase) Value(key any) any         { return b.parent.Value(key) }
 
 // resumable prepares sk for a session call whose stream can be resumed and
-// returns the call's context: the POST's connection ending cancels it only
-// until the reply is upgraded. Call callOver once the call is over.
+// returns the parent of the call's context: r's values without its
+// cancellation. The call's own context (sessionCall's, the only one it
+// has) is then the one the POST's connection ending cancels, until the
+// reply is upgraded (watchConnection). Call callOver once the call is over.
 func (sk *httpSink) resumable(r *http.Request, sess *Session) context.Context {
 	sk.base.parent = r.Context()
-	ctx, cancel := context.WithCancelCause(&sk.base)
-	sk.session, sk.cancelCall = sess.id, cancel
-	sk.stopWatch = context.AfterFunc(r.Context(), sk.connectionGone)
-	return ctx
+	sk.session = sess.id
+	return &sk.base
 }
 
-// callOver releases what resumable made.
+// watchConnection is told the cancellation of a resumable call's context
+// (sessionCall, right after making it): from then on the POST's connection
+// ending cancels the call before the upgrade and detaches its stream after
+// (connectionGone). A sink that is not resumable ignores it.
+func (sk *httpSink) watchConnection(cancel context.CancelCauseFunc) {
+	if sk.session == "" {
+		return
+	}
+	sk.cancelCall = cancel
+	sk.stopWatch = context.AfterFunc(sk.base.parent, sk.connectionGone)
+}
+
+// callOver ends the watch watchConnection started, if any (the call's
+// context is canceled by its maker).
 func (sk *httpSink) callOver() {
-	sk.stopWatch()
-	sk.cancelCall(nil)
+	if sk.stopWatch != nil {
+		sk.stopWatch()
+	}
 }
 
 // connectionGone runs when the POST's connection ends: before the upgrade
@@ -202,7 +216,7 @@ func (sk *httpSink) windowTickLocked() (abandoned bool) {
 		return false
 	}
 	if wait := time.Until(sk.rs.windowEnd); wait > 0 {
-		sk.timer.Reset(wait)
+		sk.timer.t.Reset(wait)
 		return false
 	}
 	sk.freeLocked()
@@ -554,10 +568,7 @@ func newStreamOut(w http.ResponseWriter, r *http.Request) *streamOut {
 func (o *streamOut) send(ev []byte, _ bool) error {
 	if !o.started {
 		o.started = true
-		h := o.w.Header()
-		h["Content-Type"] = []string{"text/event-stream"}
-		h["Cache-Control"] = []string{"no-cache, no-transform"}
-		h["X-Accel-Buffering"] = []string{"no"}
+		setStreamHeaders(o.w.Header())
 		o.w.WriteHeader(http.StatusOK)
 	}
 	if o.writeTimeout > 0 {

@@ -322,20 +322,7 @@ func TestStreamKeepAliveOnTheWire(t *testing.T) {
 	c := f.connect("2025-11-25", `{"elicitation":{}}`)
 	st, eid := asking(t, c)
 	defer st.close()
-	comments := 0
-	deadline := time.Now().Add(5 * time.Second)
-	for comments < 3 && time.Now().Before(deadline) {
-		line, err := st.sc.ReadString('\n')
-		if err != nil {
-			t.Fatalf("stream ended: %v", err)
-		}
-		if line == ": keep-alive\n" {
-			comments++
-		}
-	}
-	if comments < 3 {
-		t.Fatalf("%d keep-alive comments within 5s at a 30ms interval", comments)
-	}
+	readKeepAlives(t, st, 3)
 	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
 	if text, isErr := st.result(); isErr || !strings.Contains(text, "ann") {
 		t.Errorf("result after keep-alives: %q isError=%v", text, isErr)
@@ -346,6 +333,49 @@ func TestStreamKeepAliveOnTheWire(t *testing.T) {
 		t.Errorf("a plain call's reply: %s", ct)
 	}
 	readAll(t, resp)
+}
+
+// readKeepAlives reads st until n keep-alive comments have come (a
+// StreamKeepAlive of 30ms), failing t after 5s.
+func readKeepAlives(t *testing.T, st *stream, n int) {
+	t.Helper()
+	comments := 0
+	deadline := time.Now().Add(5 * time.Second)
+	for comments < n && time.Now().Before(deadline) {
+		line, err := st.sc.ReadString('\n')
+		if err != nil {
+			t.Fatalf("stream ended: %v", err)
+		}
+		if line == ": keep-alive\n" {
+			comments++
+		}
+	}
+	if comments < n {
+		t.Fatalf("%d keep-alive comments within 5s at a 30ms interval", comments)
+	}
+}
+
+// TestStreamTimerReused: a stream's timer is given back when the stream
+// is forgotten (streamTimers) and taken by the next one: the stream that
+// evicted a finished one still gets its keep-alives, and its resume
+// window still ends, cancelling its call, once its client is gone.
+func TestStreamTimerReused(t *testing.T) {
+	f := newFixture(t, Options{MaxResumableStreams: 1, StreamKeepAlive: 30 * time.Millisecond, StreamResumeWindow: 300 * time.Millisecond})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	first, eid := asking(t, c)
+	c.expect(c.answer(eid, acceptUser), http.StatusAccepted)
+	if text, isErr := first.result(); isErr || !strings.Contains(text, "ann") {
+		t.Fatalf("first result: %q isError=%v", text, isErr)
+	}
+	f.waitOutcome()
+	first.close()
+	st, _ := asking(t, c) // evicts the first stream (or follows its window's end): its timer is back
+	readKeepAlives(t, st, 3)
+	st.close()
+	if o := f.waitOutcome(); !errors.Is(o.err, errStreamAbandoned) {
+		t.Fatalf("the handler got %v, want its call cancelled by errStreamAbandoned", o.err)
+	}
+	waitKept(t, f.srv, 0)
 }
 
 // TestStreamSlowerThanProxyReadTimeout: behind a proxy that cuts a

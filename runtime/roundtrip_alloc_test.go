@@ -289,11 +289,13 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // for each).
 const (
 	// 2025-11-25: tools/call on SSE, elicitation/create, answer POST,
-	// result. 10 of them make the stream survive the network (resume.go):
-	// the call's context detached from the POST's connection and the watch
-	// on it (6), the stream's one timer (2), its entry in the table of
-	// streams kept for a resumption (2).
-	budgetSessionRoundTrip       = 40
+	// result. 3 of them make the stream survive the network (resume.go):
+	// the watch on the POST's connection (context.AfterFunc's context and
+	// stop func, and the func it calls). The call's context is its only
+	// one, made over the request's values without its cancellation (held
+	// in the sink); the stream's timer is one a finished stream gave back
+	// (streamTimers).
+	budgetSessionRoundTrip       = 31
 	budgetInputRequiredRoundTrip = 34 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
@@ -315,8 +317,8 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	// (10 for resumable streams, as budgetSessionRoundTrip.)
-	budgetElicitSchemaRoundTrip = 92
+	// (3 for resumable streams, as budgetSessionRoundTrip.)
+	budgetElicitSchemaRoundTrip = 83
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 75

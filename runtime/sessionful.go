@@ -45,6 +45,9 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if hs, ok := sk.(*httpSink); ok {
+		hs.watchConnection(cancel) // a resumable stream's call: the POST's connection ending cancels it (before the upgrade)
+	}
 	run := &callRun{}
 	c := &run.call
 	c.session, c.key, c.id, c.cancelF, c.sink = sess, idKey(msg.ID), msg.ID, cancel, sk

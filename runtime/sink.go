@@ -67,7 +67,8 @@ type httpSink struct {
 	// session is set (resumable) for a call whose stream may be resumed:
 	// its session's id. base is the call's context's parent then, which
 	// the POST's connection ending does not cancel; cancelCall cancels the
-	// call and stopWatch ends the watch on that connection (resume.go).
+	// call (its context's own cancellation, made by sessionCall) and
+	// stopWatch ends the watch on that connection (resume.go).
 	session    string
 	base       callBase
 	cancelCall context.CancelCauseFunc
@@ -82,9 +83,9 @@ type httpSink struct {
 	// keep-alive (Options.StreamKeepAlive) while the stream has a reader,
 	// the resume window (Options.StreamResumeWindow) while a kept stream
 	// has none.
-	timer     *time.Timer
-	lastWrite time.Time   // of the last event or keep-alive
-	rs        resumeState // a kept stream's (resume.go)
+	timer     *streamTimer // nil: none (streamTimers has it back)
+	lastWrite time.Time    // of the last event or keep-alive
+	rs        resumeState  // a kept stream's (resume.go)
 	// done is set once a kept stream's call ended, and keptBytes is what
 	// its events hold; the table of kept streams reads them without the
 	// sink's lock.
@@ -197,22 +198,29 @@ func (s *httpSink) upgradeLocked() {
 	if s.header != nil {
 		s.header(h)
 	}
-	// Canonical keys assigned directly: Header.Set would canonicalize
-	// them again on every reply.
-	h["Content-Type"] = []string{"text/event-stream"}
-	h["Cache-Control"] = []string{"no-cache, no-transform"}
-	h["X-Accel-Buffering"] = []string{"no"}
+	setStreamHeaders(h)
 	s.w.WriteHeader(http.StatusOK)
 	s.lastWrite = time.Now()
 	if s.srv == nil {
 		return
 	}
-	if d := s.srv.opts.StreamKeepAlive; d > 0 {
-		s.timer = time.AfterFunc(d, s.tick)
-	}
 	if s.session != "" {
-		s.keepStreamLocked()
+		s.keepStreamLocked() // first: the stream it evicts gives its timer back, for this one
 	}
+	if d := s.srv.opts.StreamKeepAlive; d > 0 {
+		s.resetTimerLocked(d)
+	}
+}
+
+// setStreamHeaders sets the headers of an SSE reply. Canonical keys are
+// assigned directly (Header.Set would canonicalize them again on every
+// reply), the three values in one allocation, each capped so that
+// appending to one cannot overwrite the next.
+func setStreamHeaders(h http.Header) {
+	values := []string{"text/event-stream", "no-cache, no-transform", "no"}
+	h["Content-Type"] = values[0:1:1]
+	h["Cache-Control"] = values[1:2:2]
+	h["X-Accel-Buffering"] = values[2:]
 }
 
 // keepAliveComment is the SSE comment written on a silent stream: readers
@@ -227,6 +235,10 @@ var keepAliveComment = []byte(": keep-alive\n\n")
 // resume window.
 func (s *httpSink) tick() {
 	s.mu.Lock()
+	if s.timer == nil { // a firing of a timer given back since (stopTimerLocked)
+		s.mu.Unlock()
+		return
+	}
 	if s.rs.kept && s.rs.detached {
 		abandoned := s.windowTickLocked()
 		s.mu.Unlock()
@@ -242,29 +254,61 @@ func (s *httpSink) tick() {
 		return
 	}
 	if idle := time.Since(s.lastWrite); idle < every {
-		s.timer.Reset(every - idle)
+		s.timer.t.Reset(every - idle)
 		return
 	}
 	s.lastWrite = time.Now()
 	_ = s.emitLocked(keepAliveComment, true)
 	if s.failed == nil && !s.rs.detached { // else failed, or the window runs
-		s.timer.Reset(every)
+		s.timer.t.Reset(every)
 	}
 }
+
+// streamTimer is a stream's timer, reused from stream to stream
+// (streamTimers): its firing ticks the stream that holds it now, if any.
+// A firing that started before the timer changed hands may tick the new
+// holder, or the old one: tick takes either in stride (it checks the time
+// it waits for, and returns on a sink without a timer).
+type streamTimer struct {
+	t  *time.Timer
+	sk atomic.Pointer[httpSink]
+}
+
+func (st *streamTimer) fire() {
+	if sk := st.sk.Load(); sk != nil {
+		sk.tick()
+	}
+}
+
+// streamTimers holds the stopped timers of streams that no longer need
+// one: a stream's timer costs no allocation once the server runs.
+var streamTimers sync.Pool
 
 // resetTimerLocked sets the stream's timer to tick after d.
 func (s *httpSink) resetTimerLocked(d time.Duration) {
-	if s.timer == nil {
-		s.timer = time.AfterFunc(d, s.tick)
+	if s.timer != nil {
+		s.timer.t.Reset(d)
 		return
 	}
-	s.timer.Reset(d)
+	if st, _ := streamTimers.Get().(*streamTimer); st != nil {
+		s.timer = st
+		st.sk.Store(s)
+		st.t.Reset(d)
+		return
+	}
+	st := &streamTimer{}
+	st.sk.Store(s)
+	st.t = time.AfterFunc(d, st.fire)
+	s.timer = st
 }
 
-// stopTimerLocked stops the stream's timer.
+// stopTimerLocked stops the stream's timer and gives it back.
 func (s *httpSink) stopTimerLocked() {
-	if s.timer != nil {
-		s.timer.Stop()
+	if st := s.timer; st != nil {
+		st.t.Stop()
+		st.sk.Store(nil)
+		s.timer = nil
+		streamTimers.Put(st)
 	}
 }
 
