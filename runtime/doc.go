@@ -46,9 +46,10 @@
 // hanging. Bounds: Options.MaxStreamReplayBytes of events per stream (the
 // oldest go first), Options.MaxResumableStreams streams per session (a new
 // one evicts the session's oldest finished one, or is not kept when all of
-// them run), and the events count in Options.MaxHeldBytes, where finished
-// streams give way: a request or reply that would not fit frees them
-// first. With a negative StreamResumeWindow nothing is kept and a drop
+// them run), and the events count in Options.MaxHeldBytes, where kept
+// events give way: a request or reply that would not fit frees finished
+// streams first, then the older events of running ones (a resumption from
+// before them gets 410). With a negative StreamResumeWindow nothing is kept and a drop
 // cancels the call at once.
 //
 // # Several replicas

@@ -65,10 +65,10 @@ type streamReader struct {
 // no Done channel it is never asked.
 type callBase struct{ parent context.Context }
 
-func (*callBase) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (*callBase) Done() <-chan struct{}       { return nil }
-func (*callBase) Err() error                  { return nil }
-func (b *callBase) Value(key any) any         { return b.parent.Value(key) }
+func (b *callBase) Deadline() (time.Time, bool) { return b.parent.Deadline() }
+func (*callBase) Done() <-chan struct{}         { return nil }
+func (*callBase) Err() error                    { return nil }
+func (b *callBase) Value(key any) any           { return b.parent.Value(key) }
 
 // resumable prepares sk for a session call whose stream can be resumed and
 // returns the parent of the call's context: r's values without its
@@ -103,14 +103,16 @@ func (sk *httpSink) callOver() {
 
 // connectionGone runs when the POST's connection ends: before the upgrade
 // it cancels the call, as without resumption; after, it detaches the
-// stream from the POST, to wait for a GET.
+// stream from the POST, to wait for a GET. A request context that ends by
+// its deadline (a middleware's timeout) is no dropped connection: the call
+// is cancelled, as without resumption.
 func (sk *httpSink) connectionGone() {
 	sk.mu.Lock()
 	switch {
 	case sk.closed:
-	case !sk.rs.kept:
+	case !sk.rs.kept || errors.Is(sk.base.parent.Err(), context.DeadlineExceeded):
 		sk.mu.Unlock()
-		sk.cancelCall(context.Canceled)
+		sk.cancelCall(context.Cause(sk.base.parent))
 		return
 	case sk.rs.reader == nil && !sk.rs.detached:
 		sk.detachLocked()
@@ -163,6 +165,10 @@ func (sk *httpSink) dropOldestLocked() {
 // after it was written.
 func (sk *httpSink) finishKeptLocked(msg []byte) error {
 	rs := &sk.rs
+	if rs.gone { // abandoned: its window ran out, nobody will read the response
+		sk.stopTimerLocked()
+		return sk.failed
+	}
 	if msg != nil {
 		msg, _ = sk.held.holdReply(msg, sk.id, eventSize) // busy: the stream ends with the error instead
 		// The POST's own last event is not flushed: net/http sends it with
@@ -395,10 +401,43 @@ func (t *streamTable) shed(need int64) {
 			freed += sk.keptBytes.Load()
 		}
 	}
+	var running []*httpSink
+	if freed < need {
+		for _, sk := range t.byID {
+			if !sk.finished() && sk.keptBytes.Load() > 0 {
+				running = append(running, sk)
+			}
+		}
+	}
 	t.mu.Unlock()
 	for _, sk := range victims {
 		sk.evict()
 	}
+	// Then the older events of running streams (written to their reader
+	// already, or waiting for one): a resumption from before them gets 410
+	// instead of every client a busy error. TryLock: the caller may hold its
+	// own sink's lock, and two sinks shedding for each other must not wait
+	// on each other.
+	for _, sk := range running {
+		if freed >= need {
+			break
+		}
+		if sk.mu.TryLock() {
+			freed += sk.trimLocked()
+			sk.mu.Unlock()
+		}
+	}
+}
+
+// trimLocked drops a kept stream's events but its newest and returns the
+// bytes it freed.
+func (sk *httpSink) trimLocked() int64 {
+	rs := &sk.rs
+	before := rs.logBytes
+	for !rs.gone && len(rs.log) > 1 {
+		sk.dropOldestLocked()
+	}
+	return before - rs.logBytes
 }
 
 // len reports the streams kept.

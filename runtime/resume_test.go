@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,6 +198,12 @@ func TestStreamResumeWindowCancels(t *testing.T) {
 	waitKept(t, f.srv, 0)
 	c.expect(c.get(ev.id), http.StatusNotFound)
 	waitPending(t, f.srv, 0)
+	// The handler's response after the window holds nothing: nobody reads it.
+	for deadline := time.Now().Add(5 * time.Second); f.srv.held.n.Load() != 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still held after the abandoned call ended", f.srv.held.n.Load())
+		}
+	}
 }
 
 // TestStreamResumeOff: a negative StreamResumeWindow keeps nothing: a
@@ -522,4 +529,69 @@ func TestKeptStreamsYieldToLiveReplies(t *testing.T) {
 		t.Errorf("%d streams kept, want the last one (32 KiB hold one 20 KiB response)", n)
 	}
 	c.expect(c.get(first), http.StatusNotFound)
+}
+
+// TestStreamRequestDeadlineCancels: a request context that ends by its
+// deadline (a middleware's timeout) is no dropped connection: the call is
+// cancelled, not kept for a resumption.
+func TestStreamRequestDeadlineCancels(t *testing.T) {
+	f := newFixture(t, Options{StreamResumeWindow: time.Minute}, func(hs *httptest.Server) {
+		next := hs.Config.Handler
+		hs.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), 300*time.Millisecond)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	resp, _ := c.callTool("ask", `{}`)
+	st := openStream(t, resp)
+	defer st.close()
+	st.mustNext()
+	select {
+	case o := <-f.outcomes:
+		if !errors.Is(o.err, context.DeadlineExceeded) {
+			t.Fatalf("the handler got %v, want the request's deadline", o.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request's deadline did not end the call (kept for a resumption instead)")
+	}
+}
+
+// TestRunningStreamsYieldToLiveReplies: a running stream's older events,
+// written to its client already, give way in MaxHeldBytes too: another
+// request is served instead of getting a busy error, and the running call
+// still completes.
+func TestRunningStreamsYieldToLiveReplies(t *testing.T) {
+	f := newFixture(t, Options{MaxBodyBytes: 16 << 10, MaxHeldBytes: 32 << 10})
+	chunk := strings.Repeat("c", 4<<10)
+	f.srv.AddTool(Tool{Name: "fill"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		for range 6 {
+			if err := req.Log("info", "fill", chunk); err != nil {
+				return nil, err
+			}
+		}
+		<-f.release
+		return TextResult("filled"), nil
+	})
+	var once sync.Once
+	release := func() { once.Do(func() { close(f.release) }) }
+	defer release() // before st.close: a failed check must not leave the handler waiting
+	c := f.connect("2025-11-25", `{}`)
+	resp, _ := c.callTool("fill", `{}`)
+	st := openStream(t, resp)
+	defer st.close()
+	for range 6 {
+		st.mustNext()
+	}
+	arg := strings.Repeat("p", 6<<10)
+	presp, _ := c.callTool("plain", `{"p":"`+arg+`"}`)
+	body := c.expect(presp, http.StatusOK)
+	if !strings.Contains(body, arg) {
+		t.Errorf("the plain call beside a full running stream: %.200s", body)
+	}
+	release()
+	if text, isErr := st.result(); isErr || text != "filled" {
+		t.Errorf("the running call: %q isError=%v", text, isErr)
+	}
 }

@@ -71,23 +71,24 @@
 //
 // # Faults
 //
-// While the connection is reconnecting, every cluster operation waits for it
-// up to Options.ReconnectGrace (5s by default): a nats-server restart
+// While the connection is reconnecting, cluster operations wait for it
+// until Options.ReconnectGrace (5s by default) has passed since the first of
+// them found it down: a nats-server restart
 // shorter than that costs the requests that arrive meanwhile latency, not a
 // failure, and a session initialized meanwhile is in the directory before
 // its client hears of it. When NATS stays unreachable longer (or the
-// connection is closed), every cluster operation fails with an error
+// connection is closed), every cluster operation fails at once with an error
 // matching cluster.ErrUnavailable, and the server degrades as the runtime
 // package doc says ("Several replicas"): a client whose requests reach a
 // replica holding its session keeps working (a replica holds the sessions
 // it created and those it has served, until it evicts them or they idle
 // out), a notification for a session the replica cannot look up gets 202
 // (handled by no one), a request gets 503 with Retry-After, and an answer
-// that must be forwarded gets 503 at once. An answer for a replica that stopped matches
-// cluster.ErrReplicaUnreachable (502) once no replica has listened for it
-// during ReconnectGrace (a replica that is itself reconnecting listens
-// again within it): only that replica's calls are lost,
-// and with it their streams. Everything comes back by itself with the
+// that must be forwarded gets 503. An answer for a replica that stopped
+// matches cluster.ErrReplicaUnreachable (502) once no replica has listened
+// for it during ReconnectGrace (a replica that is itself reconnecting
+// listens again within it): only that replica's calls are lost, and with
+// it their streams. Everything comes back by itself with the
 // connection.
 package natscluster
 
@@ -147,11 +148,13 @@ type Options struct {
 	SessionTTL time.Duration
 	// RequestTimeout bounds one NATS round trip (default 2s).
 	RequestTimeout time.Duration
-	// ReconnectGrace is how long an operation waits for a NATS connection
-	// that is reconnecting (a nats-server restart, a network blip) before it
-	// fails with cluster.ErrUnavailable (default 5s; negative: fail at
-	// once). A restart shorter than it costs the requests that land on a
-	// replica meanwhile some latency instead of a 503; keep the
+	// ReconnectGrace is how long operations wait for a NATS connection
+	// that is reconnecting (a nats-server restart, a network blip), counted
+	// from when the first of them found it down, before they fail with
+	// cluster.ErrUnavailable (default 5s; negative: fail at once); past it,
+	// operations fail at once until the connection is back. A restart
+	// shorter than it costs the requests that land on a replica meanwhile
+	// some latency instead of a 503; keep the
 	// connection's own reconnect wait (nats.ReconnectWait, 2s by default)
 	// well below it.
 	ReconnectGrace time.Duration
@@ -193,6 +196,10 @@ type Cluster struct {
 	cancelSubj string
 
 	peer atomic.Pointer[peerBox]
+
+	// downSince is when an operation first found the connection down
+	// (UnixNano; 0 while it is up): the start of ReconnectGrace (see up).
+	downSince atomic.Int64
 
 	// mine is the directory entries this replica wrote or read, until they
 	// expire, to write back when NATS lost them.
@@ -565,17 +572,25 @@ func (c *Cluster) Claim(ctx context.Context, key string, expires time.Time) (boo
 	return false, c.fault("claim", err)
 }
 
-// up waits, up to Options.ReconnectGrace and while ctx lasts, for a
-// connection that is reconnecting, and fails at once when it is closed: a
-// request sent meanwhile would only wait for its timeout, while the client
-// waits on the HTTP reply.
+// up waits for a connection that is reconnecting, until ReconnectGrace has
+// passed since this replica first found it down (so a long outage costs each
+// operation nothing more once the grace is over) and while ctx lasts, and
+// fails at once when it is closed: a request sent meanwhile would only wait
+// for its timeout, while the client waits on the HTTP reply.
 func (c *Cluster) up(ctx context.Context) error {
 	st := c.nc.Status()
 	if st == nats.CONNECTED {
+		c.downSince.Store(0)
 		return nil
 	}
 	if c.opts.ReconnectGrace > 0 && (st == nats.RECONNECTING || st == nats.CONNECTING) {
-		grace := time.NewTimer(c.opts.ReconnectGrace)
+		now := time.Now().UnixNano()
+		c.downSince.CompareAndSwap(0, now)
+		wait := time.Duration(c.downSince.Load() + int64(c.opts.ReconnectGrace) - now)
+		if wait <= 0 {
+			return fmt.Errorf("%w: nats connection %s for more than %v", cluster.ErrUnavailable, st, c.opts.ReconnectGrace)
+		}
+		grace := time.NewTimer(wait)
 		defer grace.Stop()
 		poll := time.NewTicker(upPoll)
 		defer poll.Stop()
@@ -588,6 +603,7 @@ func (c *Cluster) up(ctx context.Context) error {
 			case <-poll.C:
 			}
 			if st = c.nc.Status(); st == nats.CONNECTED {
+				c.downSince.Store(0)
 				return nil
 			}
 		}

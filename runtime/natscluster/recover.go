@@ -262,7 +262,15 @@ func (c *Cluster) recover() {
 		cancel()
 		if err != nil {
 			c.log.Warn("natscluster: sessions not written back after reconnecting", "replica", c.opts.Replica, "written", written, "of", len(ids), "err", err)
-			return // the next reconnection or loss tries again
+			// Tried again after a pause, while the connection stays up
+			// (and by the next reconnection or loss in any case).
+			time.AfterFunc(maxRecoverBackoff, func() {
+				select {
+				case c.resync <- struct{}{}:
+				default: // one is pending
+				}
+			})
+			return
 		}
 		c.mine.wrote(id, e.seq)
 		if wrote {
@@ -280,8 +288,15 @@ func (c *Cluster) recover() {
 // restore writes a remembered entry back unless the directory has one that
 // expires as late or later (written by another replica, or kept on file):
 // a stale copy never replaces a fresher one.
+//
+// A key whose last operation was a delete is not written: the session
+// ended (a DELETE on another replica, while this one could not hear of it).
 func (c *Cluster) restore(ctx context.Context, id string, e mySession) (bool, error) {
 	kv := c.kv.handle()
+	if h, err := kv.History(ctx, id); err == nil && len(h) > 0 && h[len(h)-1].Operation() != jetstream.KeyValuePut {
+		c.mine.forget(id)
+		return false, nil
+	}
 	_, err := kv.Create(ctx, id, e.raw)
 	if !errors.Is(err, jetstream.ErrKeyExists) {
 		return err == nil, err

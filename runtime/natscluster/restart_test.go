@@ -486,3 +486,32 @@ func TestRecoveryWritesOnlyWhatTheDirectoryLacks(t *testing.T) {
 		})
 	}
 }
+
+// TestNATSOutageLongerThanGraceFailsAtOnce: ReconnectGrace counts from when
+// the connection was first found down, so in a long outage operations wait
+// once, then fail at once instead of each waiting the grace again.
+func TestNATSOutageLongerThanGraceFailsAtOnce(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	top := newTopologyStorage(t, startNATS(t), 1, jetstream.FileStorage, grace)
+	cl := top.replicas[0].cl
+	restartNATS(t, top, func() {
+		ctx := context.Background()
+		start := time.Now()
+		if _, err := cl.Lookup(ctx, "s1"); !errors.Is(err, cluster.ErrUnavailable) {
+			t.Errorf("lookup with NATS down: %v, want ErrUnavailable", err)
+		}
+		if took := time.Since(start); took > grace+time.Second {
+			t.Errorf("the first lookup took %v, want at most the grace (%v) and some", took, grace)
+		}
+		start = time.Now()
+		if _, err := cl.Lookup(ctx, "s2"); !errors.Is(err, cluster.ErrUnavailable) {
+			t.Errorf("second lookup with NATS down: %v, want ErrUnavailable", err)
+		}
+		if took := time.Since(start); took > grace/2 {
+			t.Errorf("a lookup after the grace took %v, want at once", took)
+		}
+	})
+	if _, err := cl.Lookup(context.Background(), "s3"); !errors.Is(err, cluster.ErrSessionNotFound) {
+		t.Errorf("lookup with NATS back: %v, want ErrSessionNotFound", err)
+	}
+}
