@@ -38,8 +38,10 @@ func replyError(status int, id json.RawMessage, e *RPCError) reply {
 	return reply{status: status, frame: encodeError(id, e)}
 }
 
-// appendToolResult appends res as json.Marshal encodes it, byte for byte,
-// when its shape is the common one: no StructuredContent and no item with
+// appendToolResult appends res as json.Marshal encodes it, byte for byte
+// (an invalid UTF-8 byte as \ufffd, as Go 1.26's encoding/json writes it;
+// Go 1.27's writes the same character unescaped), when its shape is the
+// common one: no StructuredContent and no item with
 // a Resource (values of any type, which only encoding/json knows how to
 // write). ok is false, and dst unchanged, for any other result. Writing
 // the fixed shape directly spares a reflection pass and the copy of its

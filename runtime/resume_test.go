@@ -524,6 +524,9 @@ func TestKeptStreamsYieldToLiveReplies(t *testing.T) {
 		if isErr || text != big {
 			t.Fatalf("call %d: isError=%v, %d bytes: %.80s", i, isErr, len(text), text)
 		}
+		// A response this large reaches the client while the server still
+		// writes it; only once written is its stream finished, free to give way.
+		waitStreamsFinished(t, f.srv)
 	}
 	if n := f.srv.streams.len(); n != 1 {
 		t.Errorf("%d streams kept, want the last one (32 KiB hold one 20 KiB response)", n)
@@ -593,5 +596,26 @@ func TestRunningStreamsYieldToLiveReplies(t *testing.T) {
 	release()
 	if text, isErr := st.result(); isErr || text != "filled" {
 		t.Errorf("the running call: %q isError=%v", text, isErr)
+	}
+}
+
+// waitStreamsFinished waits until every stream srv keeps has finished.
+func waitStreamsFinished(t *testing.T, srv *Server) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		srv.streams.mu.Lock()
+		running := 0
+		for _, sk := range srv.streams.byID {
+			if !sk.finished() {
+				running++
+			}
+		}
+		srv.streams.mu.Unlock()
+		if running == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d kept streams still running", running)
+		}
 	}
 }
