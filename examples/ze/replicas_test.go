@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -71,6 +72,12 @@ func TestZeClusterFlagsNeedKeysAndReplica(t *testing.T) {
 func TestZeAllowedHostsFromEnvironment(t *testing.T) {
 	t.Setenv("ZE_ALLOWED_HOSTS", "mcp.example.com, other.example.com")
 	addr := runZe(t)
+	// Its own transport, closed before ze shuts down (cleanups run last
+	// first): a connection it dialed and never used would hold ze's
+	// graceful shutdown for net/http's 5s grace of new connections.
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
 	for host, want := range map[string]int{"mcp.example.com": http.StatusOK, "evil.example.com": http.StatusForbidden} {
 		body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 		req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
@@ -80,10 +87,11 @@ func TestZeAllowedHostsFromEnvironment(t *testing.T) {
 		req.Host = host
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != want {
 			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
