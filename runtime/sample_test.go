@@ -78,11 +78,7 @@ func TestSampleAndRootsSession(t *testing.T) {
 	}
 	t.Run("refused", func(t *testing.T) {
 		f := newFixture(t, Options{})
-		f.srv.AddTool(Tool{Name: "sample"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-			_, err := Sample(ctx, sampleReq("x"))
-			f.outcomes <- outcome{err: err}
-			return nil, err
-		})
+		addSampleTool(f)
 		c := f.connect("2025-11-25", allCaps)
 		resp, _ := c.callTool("sample", `{}`)
 		s := openStream(t, resp)
@@ -270,11 +266,7 @@ func TestSamplingWire(t *testing.T) {
 // one whose call the client cancels with the context's error.
 func TestSampleTimeoutAndCancel(t *testing.T) {
 	f := newFixture(t, Options{ElicitTimeout: 50 * time.Millisecond})
-	f.srv.AddTool(Tool{Name: "sample"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		_, err := Sample(ctx, sampleReq("x"))
-		f.outcomes <- outcome{err: err}
-		return nil, err
-	})
+	addSampleTool(f)
 	c := f.connect("2025-11-25", allCaps)
 	resp, _ := c.callTool("sample", `{}`)
 	s := openStream(t, resp)
@@ -297,4 +289,14 @@ func TestSampleTimeoutAndCancel(t *testing.T) {
 	if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", o.err)
 	}
+}
+
+// addSampleTool adds the tool "sample": one Sample call, whose error goes
+// to f's outcomes.
+func addSampleTool(f *fixture) {
+	f.srv.AddTool(Tool{Name: "sample"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		_, err := Sample(ctx, sampleReq("x"))
+		f.outcomes <- outcome{err: err}
+		return nil, err
+	})
 }
