@@ -431,13 +431,8 @@ func (c *Cluster) Deliver(ctx context.Context, replica, sessionID string, respon
 	msg.Header.Set(headerSession, sessionID)
 	msg.Data = response
 	rep, err := c.request(ctx, msg)
-	switch {
-	case errors.Is(err, nats.ErrNoResponders):
-		return fmt.Errorf("%w: %q: no replica listens (it stopped)", cluster.ErrReplicaUnreachable, replica)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return fmt.Errorf("%w: %q: no reply within %v", cluster.ErrReplicaUnreachable, replica, c.opts.RequestTimeout)
-	case err != nil:
-		return c.fault("forwarding an answer to "+replica, err)
+	if err != nil {
+		return c.replicaFault("forwarding an answer to", replica, err)
 	}
 	switch string(rep.Data) {
 	case replyOK:
@@ -468,6 +463,19 @@ func (c *Cluster) request(ctx context.Context, msg *nats.Msg) (*nats.Msg, error)
 		case <-time.After(noRespondersRetry):
 		}
 	}
+}
+
+// replicaFault reports the failure of a request to replica (op names it):
+// no replica listening, or none answering within RequestTimeout, is
+// cluster.ErrReplicaUnreachable; anything else is the transport's.
+func (c *Cluster) replicaFault(op, replica string, err error) error {
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return fmt.Errorf("%w: %q: no replica listens (it stopped)", cluster.ErrReplicaUnreachable, replica)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		return fmt.Errorf("%w: %q: no reply within %v", cluster.ErrReplicaUnreachable, replica, c.opts.RequestTimeout)
+	}
+	return c.fault(op+" "+replica, err)
 }
 
 // noRespondersRetry is how long request waits before it asks again.

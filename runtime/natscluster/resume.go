@@ -73,12 +73,8 @@ func (c *Cluster) Resume(ctx context.Context, replica, sessionID, lastEventID st
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(err, nats.ErrNoResponders):
-		return fmt.Errorf("%w: %q: no replica listens (it stopped)", cluster.ErrReplicaUnreachable, replica)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return fmt.Errorf("%w: %q: no reply within %v", cluster.ErrReplicaUnreachable, replica, c.opts.RequestTimeout)
 	case err != nil:
-		return c.fault("resuming a stream of "+replica, err)
+		return c.replicaFault("resuming a stream of", replica, err)
 	case string(rep.Data) != replyOK:
 		return fmt.Errorf("%w: replica %q replied %q", cluster.ErrStreamNotFound, replica, rep.Data)
 	}
