@@ -94,11 +94,19 @@ func (sk *httpSink) watchConnection(cancel context.CancelCauseFunc) {
 }
 
 // callOver ends the watch watchConnection started, if any (the call's
-// context is canceled by its maker).
+// context is canceled by its maker). A finished stream kept for a
+// resumption then lets go of the POST: its request, its writer and the
+// call's context; what it keeps for StreamResumeWindow is its events.
 func (sk *httpSink) callOver() {
 	if sk.stopWatch != nil {
 		sk.stopWatch()
 	}
+	sk.mu.Lock()
+	if sk.rs.kept && sk.closed {
+		sk.w, sk.rc, sk.header, sk.id = nil, nil, nil, nil
+		sk.base.parent, sk.cancelCall, sk.stopWatch = nil, nil, nil
+	}
+	sk.mu.Unlock()
 }
 
 // connectionGone runs when the POST's connection ends: before the upgrade
