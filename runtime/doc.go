@@ -76,7 +76,7 @@
 //   - a client's notifications/cancelled that lands on another replica
 //     than the call it names is passed on to every replica, when the
 //     cluster is also a [cluster.Canceler] (runtime/natscluster is).
-//   - the stream ids name their replica too ("<replica>.<random>-<n>"),
+//   - the stream ids name their replica too ("<replica>.<stream>-<n>"),
 //     and a GET resuming a stream (see "Resuming a stream") that lands on
 //     another replica relays the owner's stream, when the cluster is also
 //     a [cluster.Resumer] (runtime/natscluster is); without one it gets

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strconv"
@@ -458,6 +460,22 @@ func (t *streamTable) len() int {
 // finished reports whether a kept stream's call has ended; the table asks
 // it holding its own lock, so it must not take the sink's.
 func (sk *httpSink) finished() bool { return sk.done.Load() }
+
+// newStreamID names a stream upgraded on s: 16 hex digits of the server's
+// stream counter, after "<replica>." in a cluster (the replica that can
+// resume it). Unique on s, not secret: a stream is resumed only in the
+// session it belongs to (resumeHere), whose id is the secret; a counter
+// spares the upgrade a read of crypto/rand.
+func (s *Server) newStreamID() string {
+	var buf [64 + 1 + 16]byte
+	id := buf[:0]
+	if s.replica != "" {
+		id = append(append(id, s.replica...), '.')
+	}
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], s.streamSeq.Add(1))
+	return string(hex.AppendEncode(id, n[:]))
+}
 
 // parseEventID splits an event id, "<stream>-<n>", where stream is 16 hex
 // digits, after "<replica>." in a cluster.

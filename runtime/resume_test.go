@@ -553,6 +553,21 @@ func TestParseEventID(t *testing.T) {
 			t.Errorf("parseEventID(%q) = %q %q %d %v", tc.id, stream, replica, n, ok)
 		}
 	}
+	// What newStreamID makes parses back, with its replica, and each
+	// stream's differs from the last, also across the counter's wrap.
+	srv := NewServer(Options{})
+	defer srv.Shutdown(context.Background())
+	srv.replica = "web-1"
+	srv.streamSeq.Store(^uint64(0) - 1)
+	seen := map[string]bool{}
+	for range 4 {
+		id := srv.newStreamID()
+		stream, replica, n, ok := parseEventID(id + "-7")
+		if !ok || stream != id || replica != "web-1" || n != 7 || seen[id] {
+			t.Errorf("newStreamID() = %q: parsed %q %q %d %v, seen before %v", id, stream, replica, n, ok, seen[id])
+		}
+		seen[id] = true
+	}
 }
 
 // TestKeptStreamsYieldToLiveReplies: finished streams kept for a

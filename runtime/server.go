@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -35,6 +36,8 @@ type Server struct {
 	held     *heldBytes  // Options.MaxHeldBytes (held.go)
 	streams  streamTable // streams kept for a resumption (resume.go)
 	claims   claimSet    // ClaimCall's, without a cluster.Claimer (claim.go)
+	// streamSeq numbers the streams (newStreamID), from a random start.
+	streamSeq atomic.Uint64
 
 	callsMu  sync.Mutex
 	running  int           // tool calls running, for Shutdown
@@ -63,6 +66,9 @@ func NewServer(opts Options) *Server {
 		held:     newHeldBytes(opts.MaxHeldBytes),
 	}
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
+	var seq [8]byte
+	_, _ = rand.Read(seq[:])
+	s.streamSeq.Store(binary.LittleEndian.Uint64(seq[:]))
 	s.rebuildToolList()
 	s.held.shed = s.streams.shed // finished streams kept for a resumption go first (resume.go)
 	s.attachCluster()

@@ -186,9 +186,10 @@ func (s *httpSink) upgradeLocked() {
 	if s.rc == nil {
 		s.rc = http.NewResponseController(s.w)
 	}
-	s.streamID = newID()[:16]
-	if s.srv != nil && s.srv.replica != "" { // the replica that can resume it
-		s.streamID = s.srv.replica + "." + s.streamID
+	if s.srv != nil {
+		s.streamID = s.srv.newStreamID()
+	} else {
+		s.streamID = newID()[:16]
 	}
 	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
 	// cancels the request context) would kill a stream that waits on a human.
