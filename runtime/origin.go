@@ -183,6 +183,6 @@ func isLoopbackHost(h string) bool {
 	if strings.EqualFold(h, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(h) // net.ParseIP's forms but a zone, without its allocation
+	return err == nil && ip.Zone() == "" && ip.IsLoopback()
 }
