@@ -1,6 +1,7 @@
 package roundtrip
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -168,7 +169,11 @@ func ScanString(b []byte, i int) (end int, plain, ok bool) {
 		return i, false, false
 	}
 	plain = true
-	for i++; i < len(b); {
+	// Most strings (keys, ids, requestState's base64) are plain ASCII
+	// throughout: a word at a time first; once a string has shown a byte
+	// that is not plain, it goes on byte by byte (a text with a few such
+	// bytes in each word costs more to test in words than in bytes).
+	for i = skipPlain8(b, i+1); i < len(b); {
 		for i < len(b) && asciiPlain[b[i]] {
 			i++
 		}
@@ -207,6 +212,28 @@ func ScanString(b []byte, i int) (end int, plain, ok bool) {
 		}
 	}
 	return i, false, false
+}
+
+// skipPlain8 skips b[i:] eight bytes at a time while all eight are
+// asciiPlain, and returns where it stopped: at most 7 bytes before the end,
+// or at a word that holds a byte that is not. It tests a word at once (the "has a byte
+// less than n" and "has a zero byte" tricks): a word it passes holds no
+// byte below 0x20, above 0x7f, '"' or '\\'; it may stop early, never late.
+func skipPlain8(b []byte, i int) int {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	for i+8 <= len(b) {
+		v := binary.LittleEndian.Uint64(b[i:])
+		q := v ^ ('"' * ones)  // a zero byte where v has '"'
+		e := v ^ ('\\' * ones) // a zero byte where v has '\\'
+		if ((v-0x20*ones)&^v|(q-ones)&^q|(e-ones)&^e|v)&high != 0 {
+			return i // a byte below 0x20, '"', '\\' or one above 0x7f
+		}
+		i += 8
+	}
+	return i
 }
 
 // asciiPlain marks the bytes a string holds as they are: printable ASCII

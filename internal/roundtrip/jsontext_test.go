@@ -122,3 +122,44 @@ func BenchmarkArgsDigest(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScanString: a requestState-sized plain string (base64 text, as
+// 2026-07-28 retries carry), and one with an escape and non-ASCII text.
+func BenchmarkScanString(b *testing.B) {
+	for _, c := range []struct{ name, s string }{
+		{"plain512", `"` + strings.Repeat("AbCd0123+/xyz-_", 34) + `"`},
+		{"mixed", `"` + strings.Repeat(`héllo wörld \"quoted\" `, 16) + `"`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			buf := []byte(c.s)
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				if end, _, ok := ScanString(buf, 0); !ok || end != len(buf) {
+					b.Fatal(end, ok)
+				}
+			}
+		})
+	}
+}
+
+// TestSkipPlain8EveryByte: a word passes skipPlain8 exactly when all its
+// bytes are asciiPlain: every byte value at every place in a word, among
+// plain bytes and among bytes that just pass the test's bounds (0x20,
+// 0x7f), whose borrows could hide a neighbour.
+func TestSkipPlain8EveryByte(t *testing.T) {
+	for _, fill := range []byte{'a', 0x20, 0x7f, '#', '['} {
+		for c := 0; c < 256; c++ {
+			for p := 0; p < 8; p++ {
+				w := bytes.Repeat([]byte{fill}, 9)
+				w[p] = byte(c)
+				want := 8
+				if !asciiPlain[c] {
+					want = 0
+				}
+				if got := skipPlain8(w, 0); got != want {
+					t.Fatalf("skipPlain8 of %q = %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
+}
