@@ -212,6 +212,30 @@ func TestRuntimeDependsOnNoGenerator(t *testing.T) {
 	}
 }
 
+// TestShippedPackagesUseOnlyTheOpenTelemetryAPI: what ships imports
+// OpenTelemetry's API, never its SDK or an exporter, which are the
+// application's choice (docs/modules.md).
+func TestShippedPackagesUseOnlyTheOpenTelemetryAPI(t *testing.T) {
+	sawAPI := false
+	for _, p := range listModule(t) {
+		r, ok := rel(p.ImportPath)
+		if !ok || !shippedRoot(r) {
+			continue
+		}
+		for _, d := range p.Deps {
+			switch {
+			case d == "go.opentelemetry.io/otel/trace":
+				sawAPI = true
+			case strings.HasPrefix(d, "go.opentelemetry.io/otel/sdk"), strings.HasPrefix(d, "go.opentelemetry.io/otel/exporters"):
+				t.Errorf("%s ships and depends on %s: shipped code uses only the OpenTelemetry API (otel, otel/trace, otel/metric)", r, d)
+			}
+		}
+	}
+	if !sawAPI {
+		t.Fatal("no shipped package depends on go.opentelemetry.io/otel/trace: is the runtime still instrumented?")
+	}
+}
+
 func TestProgramsLiveInCmdOrExamples(t *testing.T) {
 	for _, p := range listModule(t) {
 		r, _ := rel(p.ImportPath)

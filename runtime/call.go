@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/runtime/internal/callctx"
+	"github.com/go-elicit/elicit/runtime/internal/telemetry"
 )
 
 // callKey is the context key under which a running call is stored.
@@ -142,6 +143,9 @@ type call struct {
 	// claimOnce and claimErr make ClaimCall's answer one per run.
 	claimOnce sync.Once
 	claimErr  error
+	// rounds is what a 2026-07-28 call's requestState carried for
+	// telemetry (zero without it).
+	rounds telemetry.Rounds
 }
 
 var errCanceledByClient = errors.New("elicit: the client cancelled the request")

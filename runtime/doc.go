@@ -323,6 +323,51 @@
 // a zero value met while serving, and anything a client sends, is an
 // error.
 //
+// # Telemetry
+//
+// With Options.TracerProvider and Options.MeterProvider (OpenTelemetry's
+// API; nil, the default, records nothing and costs nothing), every request
+// is traced and timed as the MCP semantic conventions say
+// (open-telemetry/semantic-conventions-genai, model/mcp), on every
+// protocol version and transport:
+//
+//   - a span of kind SERVER named "{mcp.method.name} {target}" ("tools/call
+//     ze_execute", "tools/list"), a child of the trace context the request
+//     carries: params._meta's traceparent, tracestate and baggage (SEP-414),
+//     else the HTTP request's headers, read with the global propagator
+//     (otel.SetTextMapPropagator), or W3C trace context and baggage when
+//     none is set;
+//   - its attributes: mcp.method.name, gen_ai.tool.name and
+//     gen_ai.operation.name ("execute_tool") on tools/call,
+//     jsonrpc.request.id, mcp.protocol.version, mcp.session.id (only for
+//     an HTTP session: never on 2026-07-28, which has none, nor over stdio,
+//     whose session has no id on the wire), network.transport ("tcp" or
+//     "pipe"), network.protocol.name and version, client.address and
+//     client.port; error.type is "tool_error" for an isError result and the
+//     JSON-RPC code of an error response, which rpc.response.status_code
+//     carries too;
+//   - mcp.server.operation.duration, a histogram in seconds (buckets 0.01
+//     to 300 s) with the same attributes but the ids.
+//
+// On 2026-07-28 one tools/call that elicits is several requests. Each
+// request's span says its round (elicit.round: 0 for the first request)
+// and its elicit.result_type ("input_required" or "complete"), and the
+// requestState carries the first request's span context, so the span of
+// every retry links to it: a trace shows the whole conversation.
+//
+// Beyond the conventions, in the elicit.* namespace: every Elicit,
+// ElicitSchema and ElicitURL is a span "elicit", a child of its call's
+// span, with elicit.mode, elicit.form (the form's Go type name, "schema"
+// for ElicitSchema), mcp.protocol.version, elicit.dropped (the optional
+// properties left out for that version), elicit.outcome (accept, decline,
+// cancel, invalid, timeout, input_required: asked, on 2026-07-28, the
+// answer comes with a retry; error) and elicit.reasks. In a session, where
+// the handler waits in this process, elicit.answer.duration (seconds, by
+// form, mode and outcome) times the person's answer and elicit.pending
+// counts the elicitations waiting now; on 2026-07-28 that wait is the
+// client's, between two requests, and neither is recorded. The adapters
+// (runtime/gosdk, runtime/mcpgo) are not instrumented yet.
+//
 // # Other server libraries
 //
 // The same handler code runs on servers built on the official go-sdk

@@ -43,9 +43,14 @@ func ElicitSchema(ctx context.Context, message string, schema map[string]any, op
 	}
 	o := optionsOf("", opts, FormOption.applyToSchema)
 	protocol := a.protocol()
-	return askSchema(protocol, func() error { return checkForm(protocol, a.caps().form) }, message, schema, o.reasks, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+	ctx, ask := startAsk(ctx, a, "form", "schema", nil)
+	asks := 0
+	content, err := askSchema(protocol, func() error { return checkForm(protocol, a.caps().form) }, message, schema, o.reasks, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		asks++
 		return askForm(ctx, a, o.key, message, schema)
 	})
+	endAsk(ask, err, max(asks-1, 0))
+	return content, err
 }
 
 // askSchema is ElicitSchema once the call is known: the client speaks
@@ -153,18 +158,24 @@ func Elicit[T any, P interface {
 	if err != nil {
 		return v, err
 	}
+	ctx, ask := startAsk(ctx, a, "form", reflect.TypeFor[T]().Name(), fc.variant.Dropped)
 	if fc.reasks == 0 {
 		// The common case asks once; without the re-ask loop's closure
 		// the static path allocates what it did before WithReask.
 		res, err := askForm(ctx, a, fc.Key, message, fc.Schema)
-		if err != nil {
-			return v, err
+		if err == nil {
+			v, err = fc.Decode(res)
 		}
-		return fc.Decode(res)
+		endAsk(ask, err, 0)
+		return v, err
 	}
-	return fc.Ask(message, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+	asks := 0
+	v, err = fc.Ask(message, func(message string, schema json.RawMessage) (json.RawMessage, error) {
+		asks++
 		return askForm(ctx, a, fc.Key, message, schema)
 	})
+	endAsk(ask, err, max(asks-1, 0))
+	return v, err
 }
 
 // formFor returns form T's variant for the protocol version of the call
@@ -344,13 +355,15 @@ func ElicitURL(ctx context.Context, message, url string, opts ...URLOption) (eli
 		id = "" // 2026-07-28 has no elicitation ids
 	}
 	params := urlParams(message, url, id)
+	ctx, ask := startAsk(ctx, a, "url", "", nil)
 	// The key must be the same on every run of the handler: a retry's answer
 	// is found by it.
 	res, err := a.ask(ctx, optionsOf(urlKey, opts, URLOption.applyToURL).key, params)
-	if err != nil {
-		return "", err
+	if err == nil {
+		_, err = elicitOutcome(res, false)
 	}
-	if _, err := elicitOutcome(res, false); err != nil {
+	endAsk(ask, err, 0)
+	if err != nil {
 		return "", err
 	}
 	return elicitationID, nil

@@ -211,6 +211,14 @@ func (s *Server) typedResult(result map[string]any, resultType string) map[strin
 // inputRequiredRequest answers a 2026-07-28 request whose _meta has been
 // checked.
 func (s *Server) inputRequiredRequest(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
+	if s.tel != nil {
+		return s.observe(ctx, msg, mm.version, "", sk, func(ctx context.Context) reply { return s.answerInputRequired(ctx, msg, mm, sk) })
+	}
+	return s.answerInputRequired(ctx, msg, mm, sk)
+}
+
+// answerInputRequired is inputRequiredRequest's reply.
+func (s *Server) answerInputRequired(ctx context.Context, msg *message, mm requestMeta, sk sink) reply {
 	switch msg.Method {
 	case "server/discover":
 		res := map[string]any{
@@ -317,6 +325,7 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	if rerr := s.openRound(mc, msg.Method, p, mp, mm.subject); rerr != nil {
 		return replyError(http.StatusOK, msg.ID, rerr)
 	}
+	run.call.rounds = s.tel.ResumeRound(ctx, mc.Telemetry())
 	if !s.startCall() {
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
 	}
@@ -341,6 +350,8 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)
 	case mc.Asked():
+		s.tel.Round(ctx, mc.Round(), "input_required")
+		mc.SetTelemetry(s.tel.SealRound(ctx, c.rounds))
 		return reply{status: http.StatusOK, frame: s.inputRequired(msg, p, mc, mm.subject)}
 	case rpcErr != nil:
 		status := http.StatusOK
@@ -362,5 +373,6 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		frame = append(frame, raw...)
 	}
 	frame = frame[:len(frame)-1] // reopened for the fields that follow
-	return reply{status: http.StatusOK, frame: s.endTypedFrame(frame, "complete")}
+	s.tel.Round(ctx, mc.Round(), "complete")
+	return reply{status: http.StatusOK, frame: s.endTypedFrame(frame, "complete"), toolError: res.IsError}
 }

@@ -1,11 +1,14 @@
 package runtime
 
 import (
-	"github.com/go-elicit/elicit/runtime/cluster"
 	"io"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/go-elicit/elicit/runtime/cluster"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Defaults of Options.
@@ -147,6 +150,16 @@ type Options struct {
 	// package doc; runtime/natscluster is one on NATS). Nil keeps
 	// everything in this process.
 	Cluster cluster.Cluster
+	// TracerProvider, when set, traces every request as the MCP semantic
+	// conventions say (a SERVER span "{mcp.method.name} {target}", a child
+	// of the trace context in params._meta or the HTTP headers), and every
+	// elicitation as a child span of its call (see "Telemetry" in the
+	// package doc). Nil traces nothing, at no cost.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, records mcp.server.operation.duration,
+	// mcp.server.session.duration and the elicitation metrics (see
+	// "Telemetry" in the package doc). Nil records nothing, at no cost.
+	MeterProvider metric.MeterProvider
 }
 
 func (o Options) withDefaults() Options {

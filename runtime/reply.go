@@ -21,6 +21,10 @@ type reply struct {
 	// error) only where a reply must carry something (an HTTP reply that
 	// has not become a stream).
 	cancelled bool
+	// code is an error reply's JSON-RPC code, toolError a tools/call
+	// result with isError: what telemetry reports of the outcome.
+	code      int
+	toolError bool
 }
 
 // cancelledReply is the reply of a request the client cancelled.
@@ -35,7 +39,7 @@ func replyResult(id json.RawMessage, result []byte) reply {
 }
 
 func replyError(status int, id json.RawMessage, e *RPCError) reply {
-	return reply{status: status, frame: encodeError(id, e)}
+	return reply{status: status, frame: encodeError(id, e), code: e.Code}
 }
 
 // appendToolResult appends res as json.Marshal encodes it, byte for byte

@@ -105,7 +105,7 @@ func (sk *httpSink) callOver() {
 	}
 	sk.mu.Lock()
 	if sk.rs.kept && sk.closed {
-		sk.w, sk.rc, sk.header, sk.id = nil, nil, nil, nil
+		sk.w, sk.rc, sk.header, sk.id, sk.req = nil, nil, nil, nil, nil
 		sk.base.parent, sk.cancelCall, sk.stopWatch = nil, nil, nil
 	}
 	sk.mu.Unlock()

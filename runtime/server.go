@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
+	"github.com/go-elicit/elicit/runtime/internal/telemetry"
 )
 
 // Server is an MCP server: tools plus the sessions of the clients that use
@@ -25,7 +26,8 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	states  *roundtrip.Codec
-	replica string // Options.Cluster's replica id; "" alone
+	replica string       // Options.Cluster's replica id; "" alone
+	tel     *telemetry.T // Options.TracerProvider, MeterProvider; nil: none
 
 	toolsMu sync.RWMutex
 	tools   map[string]*registeredTool
@@ -64,6 +66,7 @@ func NewServer(opts Options) *Server {
 		stopping: make(chan struct{}),
 		drained:  make(chan struct{}),
 		held:     newHeldBytes(opts.MaxHeldBytes),
+		tel:      telemetry.New(opts.TracerProvider, opts.MeterProvider),
 	}
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	var seq [8]byte

@@ -31,6 +31,7 @@ type Session struct {
 	subject string
 	entry   tableEntry // its place in Server.sessions
 
+	started   time.Time    // for mcp.server.session.duration
 	lastSeen  atomic.Int64 // unix nanos of the last request
 	published atomic.Int64 // unix nanos of the last Cluster.Publish
 	idle      *time.Timer
@@ -55,7 +56,8 @@ func newSession(srv *Server, id, version string, facts clientFacts) *Session {
 		pending:     map[string]*pendingElicit{},
 		done:        make(chan struct{}),
 	}
-	s.lastSeen.Store(time.Now().UnixNano())
+	s.started = time.Now()
+	s.lastSeen.Store(s.started.UnixNano())
 	return s
 }
 
@@ -273,6 +275,7 @@ func (s *Session) close(err error) {
 	// Forget the session before waking anyone: a request that follows a
 	// woken handler's answer must already get 404.
 	s.srv.dropSession(s)
+	s.srv.tel.Session(s.started, s.protocol, err == errStdioClosed, sessionErrorType(err))
 	close(s.done)
 	for _, p := range waiters {
 		p.resolve(elicitReply{err: err})

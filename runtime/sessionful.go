@@ -21,6 +21,14 @@ type initializeParams struct {
 
 // sessionRequest answers a request of a session.
 func (s *Server) sessionRequest(ctx context.Context, sess *Session, msg *message, sk sink) reply {
+	if s.tel != nil {
+		return s.observe(ctx, msg, sess.protocol, sess.id, sk, func(ctx context.Context) reply { return s.answerSession(ctx, sess, msg, sk) })
+	}
+	return s.answerSession(ctx, sess, msg, sk)
+}
+
+// answerSession is sessionRequest's reply.
+func (s *Server) answerSession(ctx context.Context, sess *Session, msg *message, sk sink) reply {
 	switch msg.Method {
 	case "ping", "logging/setLevel":
 		return replyResult(msg.ID, []byte("{}"))
@@ -72,7 +80,7 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	if err != nil {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
 	}
-	return reply{status: http.StatusOK, frame: frame}
+	return reply{status: http.StatusOK, frame: frame, toolError: res.IsError}
 }
 
 // sessionNotification handles a client notification of a session.

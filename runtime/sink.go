@@ -64,6 +64,8 @@ type httpSink struct {
 	// options (StreamKeepAlive), its replica id (in the stream id) and its
 	// table of streams kept for a resumption.
 	srv *Server
+	// req is the POST, for telemetry's client address (nil in a bare sink).
+	req *http.Request
 	// session is set (resumable) for a call whose stream may be resumed:
 	// its session's id. base is the call's context's parent then, which
 	// the POST's connection ending does not cancel; cancelCall cancels the
@@ -101,7 +103,7 @@ func newHTTPSink(w http.ResponseWriter, streamOK bool, header func(http.Header))
 // budget, the server's deadlines lifted (outliveTimeouts), id the request's.
 func (s *Server) newSink(w http.ResponseWriter, r *http.Request, streamOK bool, id []byte) *httpSink {
 	sk := newHTTPSink(w, streamOK, nil)
-	sk.held, sk.id, sk.srv = s.held, id, s
+	sk.held, sk.id, sk.srv, sk.req = s.held, id, s, r
 	sk.outliveTimeouts(r)
 	return sk
 }

@@ -110,6 +110,9 @@ type Run struct {
 	// nonce names the call (State.Nonce); hasNonce is false on a first run.
 	nonce    [NonceSize]byte
 	hasNonce bool
+	// telemetry is State.Telemetry: the opened state's, then what
+	// SetTelemetry gave for the next one.
+	telemetry []byte
 
 	// Room for the few answers, requests and keys of a typical run, so
 	// that a run is one allocation.
@@ -201,7 +204,7 @@ func (c *Codec) ResumeLookup(r *Run, sealed []byte, call Call, response func(key
 	if err != nil {
 		return err
 	}
-	r.round, r.hasNonce = int(st.round), true
+	r.round, r.hasNonce, r.telemetry = int(st.round), true, st.telemetry
 	copy(r.nonce[:], st.nonce)
 	r.init()
 	st.eachAnswer(func(k, q, v []byte) { r.setAnswerLocked(k, q, v) })
@@ -233,6 +236,7 @@ func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
 		}
 	}
 	ps.round = r.round + 1
+	ps.telemetry = r.telemetry
 	if r.hasNonce {
 		ps.nonce = r.nonce[:]
 	}
@@ -330,4 +334,23 @@ func (r *Run) Round() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.round
+}
+
+// Telemetry is what the state this run resumed carried for telemetry
+// (State.Telemetry); nil on a first run.
+func (r *Run) Telemetry() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.telemetry
+}
+
+// SetTelemetry sets what the state that ends this run carries for
+// telemetry; more than MaxTelemetrySize bytes are not carried.
+func (r *Run) SetTelemetry(b []byte) {
+	if len(b) > MaxTelemetrySize {
+		b = nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.telemetry = b
 }

@@ -76,17 +76,24 @@ type State struct {
 	// by every later state of the call, so that a replay of any of its
 	// states is known for the same call.
 	Nonce []byte
+	// Telemetry is carried as it is from round to round, for the
+	// caller's tracing (runtime/internal/telemetry's Rounds); at most
+	// MaxTelemetrySize bytes.
+	Telemetry []byte
 }
+
+// MaxTelemetrySize bounds State.Telemetry and Run.SetTelemetry.
+const MaxTelemetrySize = 64
 
 // NonceSize is the length of a state's nonce.
 const NonceSize = 12
 
 // stateVersion is the first byte of a sealed state's plaintext. Version 1
 // was JSON; version 2 was the binary layout without the question digests;
-// version 3 had no nonce; version 4 is the binary layout of appendSealed. States of
+// version 3 had no nonce; version 4 had no telemetry; version 5 is the binary layout of appendSealed. States of
 // another version do not open (ErrTampered): they live minutes, and a
 // client whose state is refused starts the call again.
-const stateVersion = 4
+const stateVersion = 5
 
 // keySize is the AES-256 key length.
 const keySize = 32
@@ -142,7 +149,10 @@ func (c *Codec) Seal(st *State) (string, error) {
 		}
 	}
 	exp := time.Now().Add(c.ttl).Unix()
-	ps := plainState{method: st.Method, name: st.Name, digest: st.ArgsDigest, subject: st.Subject, exp: exp, round: st.Round, nonce: st.Nonce}
+	if len(st.Telemetry) > MaxTelemetrySize {
+		return "", fmt.Errorf("elicit: sealing requestState: %d bytes of telemetry, more than %d", len(st.Telemetry), MaxTelemetrySize)
+	}
+	ps := plainState{method: st.Method, name: st.Name, digest: st.ArgsDigest, subject: st.Subject, exp: exp, round: st.Round, nonce: st.Nonce, telemetry: st.Telemetry}
 	out := c.appendSealed(nil, &ps, func(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(st.Asked)))
 		for _, k := range st.Asked {
@@ -167,6 +177,7 @@ type plainState struct {
 	exp          int64
 	round        int
 	nonce        []byte // the call's; empty on its first state: appendSealed draws it
+	telemetry    []byte
 }
 
 // appendSealed appends to dst the token of the state ps plus what lists
@@ -176,13 +187,13 @@ type plainState struct {
 // The plaintext is: the version byte; the call's nonce, method, name,
 // argument digest and subject, each a uvarint length and its bytes (a
 // first state's nonce is its own AEAD nonce); expiry (unix seconds) and
-// round as varints; the asked keys (a uvarint count, then each key and
+// round as varints; the telemetry (a uvarint length and its bytes); the asked keys (a uvarint count, then each key and
 // its question digest); the answers (a count, then each key, its question
 // digest and its JSON).
 func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []byte) []byte {
 	aead := c.aeads[0]
 	ns := aead.NonceSize()
-	buf := make([]byte, ns, ns+128+NonceSize+len(ps.method)+len(ps.name)+len(ps.digest)+len(ps.subject)+aead.Overhead())
+	buf := make([]byte, ns, ns+128+NonceSize+len(ps.method)+len(ps.name)+len(ps.digest)+len(ps.subject)+len(ps.telemetry)+aead.Overhead())
 	_, _ = rand.Read(buf[:ns])
 	buf = append(buf, stateVersion)
 	if len(ps.nonce) == NonceSize {
@@ -196,6 +207,7 @@ func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []by
 	buf = appendField(buf, ps.subject)
 	buf = binary.AppendVarint(buf, ps.exp)
 	buf = binary.AppendVarint(buf, int64(ps.round))
+	buf = appendField(buf, ps.telemetry)
 	buf = lists(buf)
 	if cap(buf)-len(buf) < aead.Overhead() {
 		buf = slices.Grow(buf, aead.Overhead())
@@ -228,6 +240,7 @@ var b64 = base64.RawURLEncoding.Strict()
 type openedState struct {
 	nonce, method, name, digest, subject []byte
 	exp, round                           int64
+	telemetry                            []byte
 	nAsked                               uint64
 	asked                                []byte // nAsked pairs of fields
 	nAnswers                             uint64
@@ -344,6 +357,7 @@ func readState(plain []byte) (openedState, bool) {
 	r := stateReader{b: plain[1:]}
 	st.nonce, st.method, st.name, st.digest, st.subject = r.field(), r.field(), r.field(), r.field(), r.field()
 	st.exp, st.round = r.varint(), r.varint()
+	st.telemetry = r.field()
 	st.nAsked = r.uvarint()
 	if st.nAsked > uint64(len(r.b)) {
 		return st, false
@@ -354,7 +368,7 @@ func readState(plain []byte) (openedState, bool) {
 		return st, false
 	}
 	st.answers = r.fields(3 * st.nAnswers)
-	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) || len(st.nonce) != NonceSize {
+	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) || len(st.nonce) != NonceSize || len(st.telemetry) > MaxTelemetrySize {
 		return st, false
 	}
 	return st, true
@@ -388,7 +402,7 @@ func (c *Codec) Open(sealed string, call Call) (*State, error) {
 	}
 	out := &State{
 		Method: string(st.method), Name: string(st.name), ArgsDigest: bytes.Clone(st.digest), Subject: string(st.subject),
-		Expires: time.Unix(st.exp, 0), Round: int(st.round), Nonce: bytes.Clone(st.nonce),
+		Expires: time.Unix(st.exp, 0), Round: int(st.round), Nonce: bytes.Clone(st.nonce), Telemetry: bytes.Clone(st.telemetry),
 	}
 	out.Questions = make(map[string][]byte, st.nAsked+st.nAnswers)
 	st.eachAsked(func(k, q []byte) {
