@@ -125,7 +125,7 @@ func wantAttr(t *testing.T, what string, kvs []attribute.KeyValue, k attribute.K
 func wantNoAttr(t *testing.T, what string, kvs []attribute.KeyValue, k attribute.Key) {
 	t.Helper()
 	if v, ok := attrOf(kvs, k); ok {
-		t.Errorf("%s: %s = %v, want none", what, k, v.Emit())
+		t.Errorf("%s: %s = %v, want none", what, k, v.String())
 	}
 }
 

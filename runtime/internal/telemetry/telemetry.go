@@ -203,11 +203,10 @@ type Request struct {
 // Op is one request being served; its zero value (from a nil *T) does
 // nothing.
 type Op struct {
-	t       *T
-	span    trace.Span
-	start   time.Time
-	attrs   []attribute.KeyValue // shared by the span and the metric
-	isError bool
+	t     *T
+	span  trace.Span
+	start time.Time
+	attrs []attribute.KeyValue // shared by the span and the metric
 }
 
 // Start starts the span of a request, a child of the trace context the
