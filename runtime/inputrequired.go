@@ -325,7 +325,9 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	if rerr := s.openRound(mc, msg.Method, p, mp, mm.subject); rerr != nil {
 		return replyError(http.StatusOK, msg.ID, rerr)
 	}
-	run.call.rounds = s.tel.ResumeRound(ctx, mc.Telemetry())
+	if s.tel != nil {
+		run.call.rounds = s.tel.ResumeRound(ctx, mc.Telemetry())
+	}
 	if !s.startCall() {
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
 	}
@@ -350,8 +352,10 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)
 	case mc.Asked():
-		s.tel.Round(ctx, mc.Round(), "input_required")
-		mc.SetTelemetry(s.tel.SealRound(ctx, c.rounds))
+		if s.tel != nil {
+			s.tel.Round(ctx, mc.Round(), "input_required")
+			mc.SetTelemetry(s.tel.SealRound(ctx, c.rounds))
+		}
 		return reply{status: http.StatusOK, frame: s.inputRequired(msg, p, mc, mm.subject)}
 	case rpcErr != nil:
 		status := http.StatusOK
@@ -373,6 +377,8 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		frame = append(frame, raw...)
 	}
 	frame = frame[:len(frame)-1] // reopened for the fields that follow
-	s.tel.Round(ctx, mc.Round(), "complete")
+	if s.tel != nil {
+		s.tel.Round(ctx, mc.Round(), "complete")
+	}
 	return reply{status: http.StatusOK, frame: s.endTypedFrame(frame, "complete"), toolError: res.IsError}
 }
