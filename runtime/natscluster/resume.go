@@ -62,7 +62,7 @@ func (c *Cluster) Resume(ctx context.Context, replica, sessionID, lastEventID st
 	if err != nil {
 		return c.fault("subscribing to a resumed stream", err)
 	}
-	defer func() { _ = sub.Unsubscribe() }() // the owner's next send finds no one: its reader is gone
+	defer c.leaveStream(sub)
 	msg := nats.NewMsg(c.opts.Prefix + ".resume." + replica)
 	msg.Header.Set(headerSession, sessionID)
 	msg.Header.Set(headerEvent, lastEventID)
@@ -106,6 +106,29 @@ func (c *Cluster) Resume(ctx context.Context, replica, sessionID, lastEventID st
 			return err
 		}
 		_ = m.Respond([]byte(replyOK))
+	}
+}
+
+// leaveStream ends a resumed stream's subscription once its reader is
+// gone. An event or keep-alive the owner sent before the unsubscription
+// reached the server is already on its way here: dropped, its owner would
+// wait RequestTimeout for an acknowledgement (and the call, for its
+// resumption window, that long again). Drain lets the subscription take
+// those in: each is answered "gone", so the owner learns at once. A message
+// the owner sends after the unsubscription finds no responder.
+func (c *Cluster) leaveStream(sub *nats.Subscription) {
+	if err := sub.Drain(); err != nil {
+		_ = sub.Unsubscribe()
+		return
+	}
+	for {
+		m, err := sub.NextMsg(c.opts.RequestTimeout)
+		if err != nil {
+			return // drained (the subscription is closed), or the connection is gone
+		}
+		if m.Reply != "" && m.Header.Get(headerEnd) == "" {
+			_ = m.Respond([]byte(replyReaderOut))
+		}
 	}
 }
 

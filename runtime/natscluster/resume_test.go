@@ -255,3 +255,75 @@ func TestResumeRelayOwnerGone(t *testing.T) {
 		t.Fatal("the relaying GET still open 15s after its owner fell silent")
 	}
 }
+
+// TestResumeReaderGoneAnswersEventsInFlight: when the resuming reader goes
+// away, events its owner had already sent to the relay are answered
+// "gone" (or find no responder), not dropped: the owner learns at once
+// that no one reads, rather than after RequestTimeout.
+func TestResumeReaderGoneAnswersEventsInFlight(t *testing.T) {
+	ns := startNATS(t)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	cl, err := natscluster.New(context.Background(), natscluster.Options{Conn: nc, Replica: "rb", RequestTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+
+	// The owner, "ra", played by hand: it accepts the resumption and sends
+	// two events at once, without waiting for the first's acknowledgement.
+	owner, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	replies := make(chan string, 2)
+	sub, err := owner.Subscribe(natscluster.DefaultPrefix+".resume.ra", func(m *nats.Msg) {
+		inbox := m.Header.Get("Elicit-Inbox")
+		_ = m.Respond([]byte("ok"))
+		for i := range 2 {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				rep, err := owner.RequestWithContext(ctx, inbox, fmt.Appendf(nil, "data: %d\n\n", i))
+				switch {
+				case errors.Is(err, nats.ErrNoResponders):
+					replies <- "no responders"
+				case err != nil:
+					replies <- err.Error()
+				default:
+					replies <- string(rep.Data)
+				}
+			}()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := owner.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	errGone := errors.New("the reader is gone")
+	err = cl.Resume(context.Background(), "ra", "s1", "ra.1-1", func(ev []byte) error {
+		time.Sleep(50 * time.Millisecond) // the other event arrives meanwhile
+		return errGone
+	})
+	if !errors.Is(err, errGone) {
+		t.Fatalf("Resume: %v, want the reader's error", err)
+	}
+	for range 2 {
+		select {
+		case r := <-replies:
+			if r != "gone" && r != "no responders" {
+				t.Errorf("the owner's event got %q, want \"gone\" or no responders", r)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("an event the owner sent is unanswered 10s after its reader left")
+		}
+	}
+}
