@@ -372,8 +372,12 @@ func profileFlow(p *pool, d time.Duration, cpuPath, allocPath string) error {
 	go func() { errc <- p.c.profile("profile", d, cpuPath) }()
 	go func() { errc <- p.c.profile("allocs", d, allocPath) }()
 	time.Sleep(50 * time.Millisecond) // let the profiles start before the load
-	if _, err := p.run(len(p.workers), d, 1<<20, nil); err != nil {
+	w, err := p.run(len(p.workers), d, 1<<20, nil)
+	if err != nil {
 		return err
 	}
+	// With the count, a profile's total over it is the server's CPU time
+	// per round trip, which compares across flows and commits.
+	log.Printf("profiled %d round trips into %s", w.n, filepath.Base(cpuPath))
 	return errors.Join(<-errc, <-errc)
 }
