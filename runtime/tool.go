@@ -17,6 +17,10 @@ type Tool struct {
 	// OutputSchema, when set, describes StructuredContent.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  map[string]any  `json:"annotations,omitempty"`
+	// Execution, when set, says whether calls may run as tasks
+	// (Options.Tasks): AddTool panics on one that allows them on a server
+	// without a task store.
+	Execution *ToolExecution `json:"execution,omitempty"`
 }
 
 // CallToolRequest is one tools/call as a handler sees it.

@@ -1,0 +1,316 @@
+package taskstore_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/taskstore"
+	"go.uber.org/goleak"
+)
+
+// childEnv makes the test binary a child server on the store file it names
+// (see runChild): the process TestTaskSurvivesKilledServer kills.
+const childEnv = "ELICIT_TASKSTORE_CHILD"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(childEnv); path != "" {
+		os.Exit(runChild(path))
+	}
+	code := m.Run()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	if code == 0 {
+		if err := goleak.Find(
+			goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
+			goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+		); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// approveSchema is the form the approve tool asks.
+var approveSchema = map[string]any{
+	"type":       "object",
+	"properties": map[string]any{"name": map[string]any{"type": "string", "minLength": 1}},
+	"required":   []any{"name"},
+}
+
+// addTaskTools registers the tools the tests call as tasks: approve asks
+// once; twice asks two questions in turn; wait runs until its context ends
+// and says why; big returns more than a task may store.
+func addTaskTools(srv *runtime.Server) {
+	task := &runtime.ToolExecution{TaskSupport: runtime.TaskRequired}
+	srv.AddTool(runtime.Tool{Name: "approve", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		got, err := runtime.ElicitSchema(ctx, "Who approves the deploy?", approveSchema)
+		if err != nil {
+			return nil, err
+		}
+		return runtime.TextResult(fmt.Sprintf("deployed, approved by %v", got["name"])), nil
+	})
+	srv.AddTool(runtime.Tool{Name: "twice", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		first, err := runtime.ElicitSchema(ctx, "First approver?", approveSchema)
+		if err != nil {
+			return nil, err
+		}
+		second, err := runtime.ElicitSchema(ctx, "Second approver?", approveSchema)
+		if err != nil {
+			return nil, err
+		}
+		return runtime.TextResult(fmt.Sprintf("%v and %v", first["name"], second["name"])), nil
+	})
+	srv.AddTool(runtime.Tool{Name: "wait", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		<-ctx.Done()
+		waitEnded <- context.Cause(ctx)
+		return nil, ctx.Err()
+	})
+	srv.AddTool(runtime.Tool{Name: "big", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		return runtime.TextResult(strings.Repeat("x", 4096)), nil
+	})
+	srv.AddTool(runtime.Tool{Name: "plain", Execution: &runtime.ToolExecution{TaskSupport: runtime.TaskOptional}}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		return runtime.TextResult("plain"), nil
+	})
+}
+
+// waitEnded receives why the wait tool's context ended.
+var waitEnded = make(chan error, 1)
+
+// runChild serves the task tools on loopback over the store at path,
+// prints its URL and serves until killed (or its stdin closes).
+func runChild(path string) int {
+	store, err := taskstore.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer store.Close()
+	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store}})
+	addTaskTools(srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	hs := runtime.NewHTTPServer("", srv)
+	go func() { _ = hs.Serve(ln) }()
+	fmt.Printf("http://%s/mcp\n", ln.Addr())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// startChild starts a child server on the store file and returns its URL.
+func startChild(t *testing.T, path string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the child server said nothing: %v", err)
+	}
+	return cmd, strings.TrimSpace(line)
+}
+
+// tasksCaps are the capabilities of a client with elicitation and tasks.
+const tasksCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+
+// post sends a 2026-07-28 request and returns the HTTP status and the
+// decoded response.
+func post(t *testing.T, url, method, name, params, caps string) (int, response) {
+	t.Helper()
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
+	if params == "" {
+		params = "{" + meta + "}"
+	} else {
+		params = "{" + params + "," + meta + "}"
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(runtime.HeaderProtocolVersion, "2026-07-28")
+	req.Header.Set(runtime.HeaderMethod, method)
+	if name != "" {
+		req.Header.Set(runtime.HeaderName, name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r response
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s: response %q: %v", method, raw, err)
+	}
+	return resp.StatusCode, r
+}
+
+type response struct {
+	Result struct {
+		ResultType     string                     `json:"resultType"`
+		TaskID         string                     `json:"taskId"`
+		Status         runtime.TaskStatus         `json:"status"`
+		StatusMessage  string                     `json:"statusMessage"`
+		CreatedAt      string                     `json:"createdAt"`
+		LastUpdatedAt  string                     `json:"lastUpdatedAt"`
+		TTLMs          *int64                     `json:"ttlMs"`
+		PollIntervalMs int64                      `json:"pollIntervalMs"`
+		InputRequests  map[string]json.RawMessage `json:"inputRequests"`
+		Result         *runtime.CallToolResult    `json:"result"`
+		Error          *runtime.RPCError          `json:"error"`
+		Content        []runtime.Content          `json:"content"`
+		Capabilities   map[string]json.RawMessage `json:"capabilities"`
+	} `json:"result"`
+	Error *runtime.RPCError `json:"error"`
+}
+
+// startTask calls tool as a task and returns the task id.
+func startTask(t *testing.T, url, tool string) string {
+	t.Helper()
+	status, r := post(t, url, "tools/call", tool, `"name":"`+tool+`","arguments":{}`, tasksCaps)
+	if status != http.StatusOK || r.Error != nil || r.Result.ResultType != "task" || r.Result.TaskID == "" || r.Result.Status != runtime.TaskWorking {
+		t.Fatalf("tools/call %s: HTTP %d, %+v", tool, status, r)
+	}
+	if r.Result.TTLMs == nil || *r.Result.TTLMs != runtime.DefaultTaskTTL.Milliseconds() || r.Result.PollIntervalMs != runtime.DefaultTaskPollInterval.Milliseconds() {
+		t.Errorf("the task handle's ttlMs %v, pollIntervalMs %d: want the defaults", r.Result.TTLMs, r.Result.PollIntervalMs)
+	}
+	for _, ts := range []string{r.Result.CreatedAt, r.Result.LastUpdatedAt} {
+		if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
+			t.Errorf("timestamp %q is not ISO 8601: %v", ts, err)
+		}
+	}
+	return r.Result.TaskID
+}
+
+// getTask is tasks/get.
+func getTask(t *testing.T, url, id string) response {
+	t.Helper()
+	status, r := post(t, url, "tasks/get", id, `"taskId":"`+id+`"`, tasksCaps)
+	if status != http.StatusOK || r.Error != nil || r.Result.ResultType != "complete" || r.Result.TaskID != id {
+		t.Fatalf("tasks/get %s: HTTP %d, %+v", id, status, r)
+	}
+	return r
+}
+
+// pollTask polls tasks/get until the task has the status.
+func pollTask(t *testing.T, url, id string, want runtime.TaskStatus) response {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := getTask(t, url, id)
+		if r.Result.Status == want {
+			return r
+		}
+		if r.Result.Status.Terminal() || time.Now().After(deadline) {
+			t.Fatalf("task %s is %s (%+v), want %s", id, r.Result.Status, r.Result, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// updateTask is tasks/update; it checks the empty acknowledgement.
+func updateTask(t *testing.T, url, id, responses string) {
+	t.Helper()
+	status, r := post(t, url, "tasks/update", id, `"taskId":"`+id+`","inputResponses":`+responses, tasksCaps)
+	if status != http.StatusOK || r.Error != nil || r.Result.ResultType != "complete" {
+		t.Fatalf("tasks/update %s: HTTP %d, %+v", id, status, r)
+	}
+}
+
+// elicitMessage is the message of the elicitation/create request of an
+// inputRequests entry.
+func elicitMessage(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Message string `json:"message"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(raw, &req); err != nil || req.Method != "elicitation/create" {
+		t.Fatalf("input request %s: %v", raw, err)
+	}
+	return req.Params.Message
+}
+
+func resultText(t *testing.T, r response) string {
+	t.Helper()
+	if r.Result.Result == nil || len(r.Result.Result.Content) != 1 {
+		t.Fatalf("completed task without a one-item result: %+v", r.Result)
+	}
+	return r.Result.Result.Content[0].Text
+}
+
+// TestTaskSurvivesKilledServer is the must-show of tasks: a task whose
+// handler elicits waits for the person in the store, not in a process.
+// The server process is killed (SIGKILL, no graceful stop) while the task
+// is input_required; a new process on the same store file takes the
+// answer (tasks/update), runs the handler again with it, and tasks/get
+// gives the result.
+func TestTaskSurvivesKilledServer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	first, url := startChild(t, path)
+
+	status, disc := post(t, url, "server/discover", "", "", tasksCaps)
+	if status != http.StatusOK || !strings.Contains(string(disc.Result.Capabilities["extensions"]), `"io.modelcontextprotocol/tasks":{}`) {
+		t.Fatalf("server/discover does not declare the tasks extension: HTTP %d, %+v", status, disc.Result.Capabilities)
+	}
+	id := startTask(t, url, "approve")
+	waiting := pollTask(t, url, id, runtime.TaskInputRequired)
+	if len(waiting.Result.InputRequests) != 1 || elicitMessage(t, waiting.Result.InputRequests["elicit"]) != "Who approves the deploy?" {
+		t.Fatalf("input_required task's inputRequests: %v", waiting.Result.InputRequests)
+	}
+
+	if err := first.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	if err := first.Wait(); err == nil {
+		t.Fatal("the killed server exited cleanly")
+	}
+
+	_, url = startChild(t, path)
+	if r := getTask(t, url, id); r.Result.Status != runtime.TaskInputRequired || len(r.Result.InputRequests) != 1 {
+		t.Fatalf("after the restart the task is %s with %v, want input_required with its request", r.Result.Status, r.Result.InputRequests)
+	}
+	updateTask(t, url, id, `{"elicit":{"action":"accept","content":{"name":"ada"}}}`)
+	done := pollTask(t, url, id, runtime.TaskCompleted)
+	if got := resultText(t, done); got != "deployed, approved by ada" {
+		t.Fatalf("result %q", got)
+	}
+}
