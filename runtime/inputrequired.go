@@ -197,8 +197,11 @@ func checkInputRequiredHTTP(r *http.Request, msg *message) (requestMeta, *RPCErr
 			return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, clip(name), clip(want))
 		}
 	case "tasks/get", "tasks/update", "tasks/cancel": // the extension's routing header
-		if name, _ := headerValue(r, HeaderName); name != taskID(msg) {
-			return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, clip(name), clip(taskID(msg)))
+		// Params that do not parse get their own error (taskRequest).
+		if tp, perr := parseTaskParams(msg); perr == nil {
+			if name, _ := headerValue(r, HeaderName); name != tp.TaskID {
+				return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, clip(name), clip(tp.TaskID))
+			}
 		}
 	}
 	return mm, nil

@@ -162,9 +162,10 @@ type Options struct {
 	MeterProvider metric.MeterProvider
 
 	// Tasks turns on tasks (the 2026-07-28 extension
-	// io.modelcontextprotocol/tasks) for the tools whose Execution allows
-	// them: with a Store, such a call is answered with a task that a
-	// restarted server still has. Zero: no tasks.
+	// io.modelcontextprotocol/tasks) for the tools whose Tool.TaskSupport
+	// allows them: with a Store, such a call is answered with a task that
+	// a restarted server still has (see "Tasks" in the package doc).
+	// Zero: no tasks, at no cost.
 	Tasks TaskOptions
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Tasks, the 2026-07-28 extension io.modelcontextprotocol/tasks (SEP-2663):
-// a tools/call of a tool whose Execution allows tasks, from a client that
+// a tools/call of a tool whose TaskSupport allows tasks, from a client that
 // declares the extension, is answered with a task handle once the task is
 // in Options.Tasks.Store; the handler runs in the background. When it
 // elicits, the task goes input_required with the requests (tasks/get
@@ -89,11 +89,6 @@ const (
 	TaskRequired TaskSupport = "required"
 )
 
-// ToolExecution is how a tool's calls run (Tool.Execution).
-type ToolExecution struct {
-	TaskSupport TaskSupport `json:"taskSupport,omitempty"`
-}
-
 // taskRunner is the tasks of one Server: its options and the runs going
 // on in this process, by task id, so that tasks/cancel reaches them.
 type taskRunner struct {
@@ -148,33 +143,34 @@ func (tr *taskRunner) cancelAll(cause error) {
 	}
 }
 
+// errTaskExpired is the cause of a run's context when its task outlives
+// its TTL.
+var errTaskExpired = errors.New("elicit: the task outlived its TTL (Options.Tasks.TTL)")
+
 // errTaskCancelled is the cause of a run's context when tasks/cancel
 // cancels its task.
 var errTaskCancelled = errors.New("elicit: the client cancelled the task")
 
-// checkTaskSupport panics (a set-up mistake) on a tool whose Execution
-// names no task support this server can give.
+// checkTaskSupport panics (a set-up mistake) on a tool whose TaskSupport
+// this server cannot give.
 func (s *Server) checkTaskSupport(t Tool) {
-	if t.Execution == nil {
-		return
-	}
-	switch t.Execution.TaskSupport {
+	switch t.TaskSupport {
 	case "", TaskForbidden:
 	case TaskOptional, TaskRequired:
 		if s.tasks == nil {
 			panic(fmt.Sprintf("elicit: AddTool: tool %q allows tasks but Options.Tasks.Store is nil: give the server a store (runtime/taskstore)", t.Name))
 		}
 	default:
-		panic(fmt.Sprintf("elicit: AddTool: tool %q has task support %q: use TaskForbidden, TaskOptional or TaskRequired", t.Name, t.Execution.TaskSupport))
+		panic(fmt.Sprintf("elicit: AddTool: tool %q has TaskSupport %q: use TaskForbidden, TaskOptional or TaskRequired", t.Name, t.TaskSupport))
 	}
 }
 
 // taskSupport is the tool's task support, TaskForbidden when it has none.
 func (t *registeredTool) taskSupport() TaskSupport {
-	if t.tool.Execution == nil || t.tool.Execution.TaskSupport == "" {
+	if t.tool.TaskSupport == "" {
 		return TaskForbidden
 	}
-	return t.tool.Execution.TaskSupport
+	return t.tool.TaskSupport
 }
 
 // declaresTasks reports whether capabilities.extensions names the tasks
@@ -194,6 +190,13 @@ func declaresTasks(capabilities json.RawMessage) bool {
 // without the extension.
 func missingTasks() *RPCError {
 	return (&MissingCapabilityError{Capability: "extensions", Mode: ExtensionTasks}).RPCError()
+}
+
+// taskOnly is the error of a call of a TaskRequired tool in a session
+// (2025-11-25 and before): a session's client cannot declare the
+// extension, and this server does not serve the 2025-11-25 tasks.
+func taskOnly(tool string) *RPCError {
+	return rpcErrorf(CodeInvalidParams, "tool %q runs only as a task: call it on protocol 2026-07-28 with the extension %s declared in the request's client capabilities", clip(tool), ExtensionTasks)
 }
 
 // taskCall is the call a task runs, as Task.Request keeps it.
@@ -279,8 +282,11 @@ func (s *Server) runTask(task *Task, tc *taskCall, state []byte, pending json.Ra
 		return // shutting down: the task stays as stored, for the next process
 	}
 	defer s.endCall()
-	ctx, cancel := context.WithCancelCause(context.Background())
+	base, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
+	// Past its TTL the task is gone from the store: its handler stops.
+	ctx, stop := context.WithDeadlineCause(base, task.ExpiresAt, errTaskExpired)
+	defer stop()
 	if !s.tasks.track(task.ID, cancel) {
 		return
 	}
@@ -368,7 +374,7 @@ func (s *Server) taskAsked(task *Task, bound roundtrip.Call, mc *roundtrip.Run) 
 		pending = keepResponses(t.InputResponses, func(key string) bool {
 			return slices.ContainsFunc(asked, func(r roundtrip.Request) bool { return r.Key == key })
 		})
-		t.State, t.InputRequests, t.InputResponses, t.UpdatedAt = state, requests, nil, time.Now().UTC()
+		t.State, t.InputRequests, t.InputResponses, t.UpdatedAt = state, requests, pending, time.Now().UTC() // pending stays stored until the next run consumes it
 		if pending == nil {
 			t.Status = TaskInputRequired
 		}
@@ -441,37 +447,25 @@ func (taskSink) canSend() bool            { return false }
 
 // taskParams are the params of tasks/get, tasks/update and tasks/cancel.
 type taskParams struct {
-	TaskID         string          `json:"taskId"`
-	InputResponses json.RawMessage `json:"inputResponses"`
+	TaskID         string                     `json:"taskId"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 }
 
+// parseTaskParams reads the params of a tasks/* request under the strict
+// member rule (a member once, names exact: inputResponses with a key twice
+// is refused, as parsers disagree on which one wins).
 func parseTaskParams(msg *message) (taskParams, *RPCError) {
 	var tp taskParams
 	if len(msg.Params) == 0 {
 		return tp, rpcErrorf(CodeInvalidParams, "%s needs params with a taskId", clip(msg.Method))
 	}
-	if err := json.Unmarshal(msg.Params, &tp); err != nil {
+	if err := roundtrip.StrictUnmarshal(msg.Params, &tp); err != nil {
 		return tp, rpcErrorf(CodeInvalidParams, "invalid %s params: %v", clip(msg.Method), err)
 	}
 	if tp.TaskID == "" {
 		return tp, rpcErrorf(CodeInvalidParams, "%s params need a taskId", clip(msg.Method))
 	}
 	return tp, nil
-}
-
-// taskID is the taskId of a tasks/* request, "" when it has none (what
-// Mcp-Name must say).
-func taskID(msg *message) string {
-	var tp struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(msg.Params, &tp)
-	return tp.TaskID
-}
-
-// isTaskMethod reports the methods of the tasks extension.
-func isTaskMethod(method string) bool {
-	return method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel"
 }
 
 // taskRequest answers tasks/get, tasks/update and tasks/cancel.
@@ -504,9 +498,9 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 			err = owned(t)
 		}
 	case "tasks/update":
-		var responses map[string]json.RawMessage
-		if err := roundtrip.StrictUnmarshal(tp.InputResponses, &responses); err != nil || responses == nil {
-			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "tasks/update needs inputResponses, an object of responses"))
+		responses := tp.InputResponses
+		if responses == nil {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "tasks/update needs inputResponses, an object of responses by the keys of inputRequests"))
 		}
 		for k, v := range responses {
 			if len(v) == 0 || v[0] != '{' {
@@ -519,8 +513,10 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 			}
 			start, err := s.addResponses(t, responses)
 			if start {
+				// The responses stay stored until the run they start
+				// stores what it asked or how it ended: a process killed
+				// meanwhile loses no acknowledged answer.
 				state, pending, task := t.State, t.InputResponses, *t
-				t.InputResponses = nil
 				run = func() { s.resumeTask(&task, state, pending) }
 			}
 			return err

@@ -53,7 +53,8 @@ type Task struct {
 	// tasks/get shows them while the task is input_required).
 	InputRequests json.RawMessage
 	// InputResponses are the responses tasks/update brought for
-	// outstanding keys that no run has read yet (a JSON object).
+	// outstanding keys that no finished run has consumed yet (a JSON
+	// object).
 	InputResponses json.RawMessage
 	// Result is the tool's result once completed; Error the JSON-RPC
 	// error once failed.
@@ -77,10 +78,6 @@ type TaskStore interface {
 	// error changes nothing, and Update returns that error. It returns
 	// the task as stored.
 	Update(ctx context.Context, id string, change func(*Task) error) (*Task, error)
-	// List returns the tasks of owner that have not expired, oldest first.
-	List(ctx context.Context, owner string) ([]*Task, error)
-	// Delete removes the task with the ID; ErrTaskNotFound if there is none.
-	Delete(ctx context.Context, id string) error
 }
 
 // Errors of a TaskStore; implementations return them (or wrap them) so

