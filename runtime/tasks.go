@@ -239,7 +239,7 @@ func (s *Server) taskToolCall(ctx context.Context, msg *message, mm requestMeta,
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down")), true
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	task := &Task{ID: newID(), Owner: mm.subject, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(o.TTL), Request: request}
+	task := &Task{ID: newID(), Owner: mm.subject, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(o.TTL), Lease: now.Add(s.tasks.lease()), Request: request}
 	switch err := o.Store.Create(ctx, task, o.MaxPerOwner); {
 	case errors.Is(err, ErrTaskLimit):
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "%v (%d)", err, o.MaxPerOwner)), true
@@ -291,9 +291,69 @@ func (s *Server) runTask(task *Task, tc *taskCall, state []byte, pending json.Ra
 		return
 	}
 	defer s.tasks.untrack(task.ID)
+	leased, endLease := context.WithCancel(ctx)
+	var renewing sync.WaitGroup
+	renewing.Go(func() { s.renewLease(leased, task.ID) })
+	defer renewing.Wait()
+	defer endLease()
 	for more := true; more; {
 		state, pending, more = s.taskRound(ctx, cancel, task, tc, state, pending)
 	}
+}
+
+// lease is how long a run's claim on its task (Task.Lease) lasts unless
+// renewed: ten poll intervals; renewLease renews it every three.
+func (tr *taskRunner) lease() time.Duration { return 10 * tr.opts.PollInterval }
+
+// renewLease keeps the lease of the task's run until ctx ends, while the
+// task is working.
+func (s *Server) renewLease(ctx context.Context, id string) {
+	tick := time.NewTicker(s.tasks.lease() / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		_, err := s.tasks.opts.Store.Update(ctx, id, func(t *Task) error {
+			if t.Status != TaskWorking {
+				return errTaskEnded
+			}
+			t.Lease = time.Now().Add(s.tasks.lease())
+			return nil
+		})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
+			s.log.Error("renewing the lease of a task's run", "task", id, "err", err)
+		}
+	}
+}
+
+// running reports whether a run of the task goes on in this process.
+func (tr *taskRunner) isRunning(id string) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	_, ok := tr.running[id]
+	return ok
+}
+
+// errTaskOrphaned fails a working task whose run stopped with its process.
+var errTaskOrphaned = rpcErrorf(CodeInternalError, "the server running this task stopped before its handler finished; the handler is not run again, as it may have done part of its work: call the tool again")
+
+// failOrphan fails t, a task tasks/get read, when it is working with a
+// lapsed lease and no run here: the process that ran it is gone (killed,
+// or lost with its replica). It returns the task as it is now.
+func (s *Server) failOrphan(ctx context.Context, t *Task) *Task {
+	if t.Status != TaskWorking || t.Lease.IsZero() || time.Now().Before(t.Lease) || s.tasks.isRunning(t.ID) {
+		return t
+	}
+	now, err := s.finishTask(ctx, t.ID, TaskFailed, nil, errTaskOrphaned, func(t *Task) bool {
+		return t.Status == TaskWorking && !time.Now().Before(t.Lease)
+	})
+	if err != nil {
+		return t
+	}
+	return now
 }
 
 // taskRound is one run of the task's handler and what it leaves in the
@@ -376,7 +436,7 @@ func (s *Server) taskAsked(task *Task, bound roundtrip.Call, mc *roundtrip.Run) 
 		})
 		t.State, t.InputRequests, t.InputResponses, t.UpdatedAt = state, requests, pending, time.Now().UTC() // pending stays stored until the next run consumes it
 		if pending == nil {
-			t.Status = TaskInputRequired
+			t.Status, t.Lease = TaskInputRequired, time.Time{}
 		}
 		return nil
 	})
@@ -395,21 +455,30 @@ var errTaskEnded = errors.New("elicit: the task has ended")
 // endTask stores the end of a task: its result or its error. A task that
 // ended meanwhile (cancelled) keeps that end.
 func (s *Server) endTask(id string, status TaskStatus, result json.RawMessage, rpcErr *RPCError) {
+	_, err := s.finishTask(context.Background(), id, status, result, rpcErr, func(t *Task) bool { return !t.Status.Terminal() })
+	if err != nil && !errors.Is(err, errTaskEnded) {
+		s.log.Error("storing the end of a task", "task", id, "status", status, "err", err)
+	}
+}
+
+// finishTask stores the end of a task when may says the stored task may
+// still end so (errTaskEnded otherwise), and returns it as stored.
+func (s *Server) finishTask(ctx context.Context, id string, status TaskStatus, result json.RawMessage, rpcErr *RPCError, may func(*Task) bool) (*Task, error) {
 	var errRaw json.RawMessage
 	if rpcErr != nil {
 		errRaw, _ = json.Marshal(rpcErr)
 	}
-	_, err := s.tasks.opts.Store.Update(context.Background(), id, func(t *Task) error {
-		if t.Status.Terminal() {
+	return s.tasks.opts.Store.Update(ctx, id, func(t *Task) error {
+		if !may(t) {
 			return errTaskEnded
 		}
 		t.Status, t.Result, t.Error, t.UpdatedAt = status, result, errRaw, time.Now().UTC()
-		t.State, t.InputRequests, t.InputResponses = nil, nil, nil
+		if rpcErr != nil {
+			t.StatusMessage = rpcErr.Message
+		}
+		t.State, t.InputRequests, t.InputResponses, t.Lease = nil, nil, nil, time.Time{}
 		return nil
 	})
-	if err != nil && !errors.Is(err, errTaskEnded) {
-		s.log.Error("storing the end of a task", "task", id, "status", status, "err", err)
-	}
 }
 
 // keepResponses returns the members of the object responses whose key
@@ -495,7 +564,9 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 	switch msg.Method {
 	case "tasks/get":
 		if t, err = store.Get(ctx, tp.TaskID); err == nil {
-			err = owned(t)
+			if err = owned(t); err == nil {
+				t = s.failOrphan(ctx, t)
+			}
 		}
 	case "tasks/update":
 		responses := tp.InputResponses
@@ -526,7 +597,7 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 			if err := owned(t); err != nil || t.Status.Terminal() {
 				return err
 			}
-			t.Status, t.StatusMessage, t.UpdatedAt = TaskCancelled, "cancelled by the client", time.Now().UTC()
+			t.Status, t.StatusMessage, t.UpdatedAt, t.Lease = TaskCancelled, "cancelled by the client", time.Now().UTC(), time.Time{}
 			t.State, t.InputRequests, t.InputResponses = nil, nil, nil
 			return nil
 		})
@@ -607,7 +678,7 @@ func (s *Server) addResponses(t *Task, responses map[string]json.RawMessage) (st
 	if t.Status != TaskInputRequired {
 		return false, nil // a run is going: it reads them when it ends (taskAsked)
 	}
-	t.Status = TaskWorking
+	t.Status, t.Lease = TaskWorking, time.Now().Add(s.tasks.lease())
 	return true, nil
 }
 

@@ -42,6 +42,11 @@ type Task struct {
 	// ExpiresAt is CreatedAt plus the task's TTL: after it a store
 	// answers ErrTaskNotFound and may delete the task.
 	ExpiresAt time.Time
+	// Lease, while the task is working, is when the run of its handler
+	// loses its claim unless it renews it (every few poll intervals): a
+	// tasks/get past it, with no run in its own process, fails the task,
+	// whose process has stopped. Zero when no run is due.
+	Lease time.Time
 	// Request is the call the task runs, as the runtime encoded it (the
 	// tool, its arguments, the request's _meta and client capabilities):
 	// what a run after a restart needs.

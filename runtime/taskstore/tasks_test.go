@@ -100,6 +100,10 @@ func addTaskTools(srv *runtime.Server) <-chan error {
 	return ended
 }
 
+// childPoll is the child server's poll interval: its runs' leases last
+// ten of them.
+const childPoll = 50 * time.Millisecond
+
 // runChild serves the task tools on loopback over the store at path,
 // prints its URL and serves until killed (or its stdin closes).
 func runChild(path string) int {
@@ -109,7 +113,7 @@ func runChild(path string) int {
 		return 1
 	}
 	defer store.Close()
-	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store}})
+	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store, PollInterval: childPoll}})
 	addTaskTools(srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -324,7 +328,7 @@ func TestTaskSurvivesKilledServer(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(string(disc.Result.Capabilities["extensions"]), `"io.modelcontextprotocol/tasks":{}`) {
 		t.Fatalf("server/discover does not declare the tasks extension: HTTP %d, %+v", status, disc.Result.Capabilities)
 	}
-	id := startTask(t, url, "approve", runtime.DefaultTaskPollInterval.Milliseconds())
+	id := startTask(t, url, "approve", childPoll.Milliseconds())
 	waiting := pollTask(t, url, id, runtime.TaskInputRequired)
 	if len(waiting.Result.InputRequests) != 1 || elicitMessage(t, waiting.Result.InputRequests["elicit"]) != "Who approves the deploy?" {
 		t.Fatalf("input_required task's inputRequests: %v", waiting.Result.InputRequests)
@@ -345,5 +349,29 @@ func TestTaskSurvivesKilledServer(t *testing.T) {
 	done := pollTask(t, url, id, runtime.TaskCompleted)
 	if got := resultText(t, done); got != "deployed, approved by ada" {
 		t.Fatalf("result %q", got)
+	}
+}
+
+// TestKilledWorkingTaskFails: a task whose handler was running when its
+// server was killed is not left working: once its run's lease lapses, the
+// restarted server's tasks/get shows it failed, saying why (its handler is
+// not run again, as it may have done part of its work).
+func TestKilledWorkingTaskFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	first, url := startChild(t, path)
+	id := startTask(t, url, "wait", childPoll.Milliseconds())
+	time.Sleep(15 * childPoll) // longer than a lease: the run renews it
+	if r := getTask(t, url, id); r.Result.Status != runtime.TaskWorking {
+		t.Fatalf("a running task is %s (%v)", r.Result.Status, r.Result.Error)
+	}
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+
+	_, url = startChild(t, path)
+	failed := pollTask(t, url, id, runtime.TaskFailed)
+	if e := failed.Result.Error; e == nil || e.Code != runtime.CodeInternalError || !strings.Contains(e.Message, "stopped before its handler finished") || failed.Result.StatusMessage != e.Message {
+		t.Fatalf("the orphaned task's error %+v, statusMessage %q", e, failed.Result.StatusMessage)
 	}
 }
