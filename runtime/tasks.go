@@ -23,7 +23,7 @@ import (
 // inputrequired.go, its state kept unsealed in the store instead of in a
 // requestState. So a task that waits for a person needs no process to
 // wait in: a server restarted on the same store picks it up at the next
-// tasks/update.
+// tasks/update. See "Tasks" in the package doc for what survives.
 
 // ExtensionTasks is the identifier of the tasks extension, in the
 // client's capabilities.extensions and in server/discover.
@@ -43,7 +43,9 @@ type TaskOptions struct {
 	// Store keeps the tasks (runtime/taskstore keeps them on local disk).
 	Store TaskStore
 	// TTL is how long a task lives from its creation, whatever it does
-	// (DefaultTaskTTL): after it, tasks/get no longer finds it.
+	// (DefaultTaskTTL): after it, tasks/get no longer finds it and its
+	// handler, if it runs, is stopped. The server picks it: 2026-07-28
+	// clients ask for none.
 	TTL time.Duration
 	// MaxPerOwner caps the live tasks of one owner (the authenticated
 	// subject, or everyone together when the server authenticates no one;
@@ -54,7 +56,8 @@ type TaskOptions struct {
 	// fails the task; answers beyond it are refused.
 	MaxBytes int
 	// PollInterval is the pollIntervalMs clients are told
-	// (DefaultTaskPollInterval).
+	// (DefaultTaskPollInterval). A running handler's lease on its task
+	// (Task.Lease) lasts ten of them.
 	PollInterval time.Duration
 }
 

@@ -52,7 +52,7 @@ var approveSchema = map[string]any{
 }
 
 // addTaskTools registers the tools the tests call as tasks: approve asks
-// once; twice asks two questions in turn; wait runs until its context ends
+// once; approvewait asks once, then runs until its context ends; twice asks two questions in turn; wait runs until its context ends
 // and sends why on the channel it returns; big returns more than a small
 // task may store; rpcfail fails with a JSON-RPC error; toolerr returns an
 // error (an isError result); plain, an optional one, answers at once.
@@ -83,6 +83,13 @@ func addTaskTools(srv *runtime.Server) <-chan error {
 		case ended <- context.Cause(ctx):
 		default:
 		}
+		return nil, ctx.Err()
+	})
+	srv.AddTool(runtime.Tool{Name: "approvewait", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		if _, err := runtime.ElicitSchema(ctx, "Who approves the deploy?", approveSchema); err != nil {
+			return nil, err
+		}
+		<-ctx.Done() // deploying
 		return nil, ctx.Err()
 	})
 	srv.AddTool(runtime.Tool{Name: "big", TaskSupport: required}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
@@ -373,5 +380,33 @@ func TestKilledWorkingTaskFails(t *testing.T) {
 	failed := pollTask(t, url, id, runtime.TaskFailed)
 	if e := failed.Result.Error; e == nil || e.Code != runtime.CodeInternalError || !strings.Contains(e.Message, "stopped before its handler finished") || failed.Result.StatusMessage != e.Message {
 		t.Fatalf("the orphaned task's error %+v, statusMessage %q", e, failed.Result.StatusMessage)
+	}
+}
+
+// TestAcknowledgedAnswerIsStored: once tasks/update acknowledges an answer
+// it is in the store file, also while the run it started has not ended
+// when the server is killed.
+func TestAcknowledgedAnswerIsStored(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	first, url := startChild(t, path)
+	id := startTask(t, url, "approvewait", childPoll.Milliseconds())
+	pollTask(t, url, id, runtime.TaskInputRequired)
+	updateTask(t, url, id, `{"elicit":{"action":"accept","content":{"name":"ada"}}}`)
+	pollTask(t, url, id, runtime.TaskWorking)
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+
+	store := openStore(t, path)
+	task, err := store.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Status != runtime.TaskWorking || !strings.Contains(string(task.InputResponses), `"name":"ada"`) || len(task.State) == 0 {
+		t.Fatalf("the killed run's task in the file: status %s, inputResponses %s, %d bytes of state", task.Status, task.InputResponses, len(task.State))
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
