@@ -379,7 +379,9 @@
 // the background. When it elicits, the task goes input_required and
 // tasks/get shows the requests as inputRequests; tasks/update brings
 // answers (partial ones too; responses for keys not outstanding are
-// ignored; keys are unique for the task's life) and the handler runs
+// ignored; a key names one question for the task's life as long as the
+// handler asks the same questions in the same order on every run, as on
+// input_required retries) and the handler runs
 // again from the top with the answers so far, as on an input_required
 // retry; tasks/get then shows the result (completed: an isError result
 // too) or the JSON-RPC error (failed). tasks/cancel ends the running
@@ -390,14 +392,14 @@
 // a TaskOptional one runs as usual. A call of a tool that does not opt in
 // costs one comparison more, and no allocation.
 //
-// Bounds ([TaskOptions]): MaxPerOwner live tasks per authenticated subject
-// (everyone together without Options.Authenticate), a TTL from creation
-// after which the task is gone (-32602 "unknown task") and its handler
-// stopped, MaxBytes for what a task stores (the call, the questions and
-// answers, the result: answers beyond it are refused, a result beyond it
-// fails the task) and the pollIntervalMs clients are told. A task is
-// another subject's to no one: its id, 128 random bits, is checked against
-// the caller's subject on every request.
+// Bounds ([TaskOptions]): MaxPerOwner tasks per authenticated subject
+// until they expire (everyone together without Options.Authenticate), a
+// TTL from creation after which the task is gone (-32602 "unknown task")
+// and its handler stopped, MaxBytes for what a task stores (the call, the
+// questions and answers, the result: answers beyond it are refused, a
+// result beyond it fails the task) and the pollIntervalMs clients are
+// told. No caller sees another subject's task: its id, 128 random bits, is
+// checked against the caller's subject on every request.
 //
 // What survives the process (SIGKILL included; tested by killing a child
 // server and starting another on the same file):

@@ -47,9 +47,10 @@ type TaskOptions struct {
 	// handler, if it runs, is stopped. The server picks it: 2026-07-28
 	// clients ask for none.
 	TTL time.Duration
-	// MaxPerOwner caps the live tasks of one owner (the authenticated
-	// subject, or everyone together when the server authenticates no one;
-	// DefaultMaxTasksPerOwner). A call beyond it gets an error.
+	// MaxPerOwner caps the tasks of one owner that have not expired,
+	// ended ones included (the authenticated subject, or everyone together
+	// when the server authenticates no one; DefaultMaxTasksPerOwner). A
+	// call beyond it gets -32600 saying so.
 	MaxPerOwner int
 	// MaxBytes caps what a task stores of its own: the request, the
 	// answers and the result (DefaultMaxTaskBytes). A result beyond it

@@ -32,6 +32,7 @@ import (
 
 	"github.com/go-elicit/elicit/runtime"
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // Store is the embedded task store. Make it with Open; a Store made
@@ -57,7 +58,7 @@ const lockWait = time.Second
 // there is none, and deletes the tasks that have expired.
 func Open(path string) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, fmt.Errorf("taskstore: %s is in use by another process (bbolt locks its file)", path)
 	}
 	if err != nil {
