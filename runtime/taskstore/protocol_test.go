@@ -167,7 +167,7 @@ func TestTaskCancelReachesHandler(t *testing.T) {
 // task store more than MaxBytes are refused, and past its TTL a task is
 // gone and its handler stopped.
 func TestTaskBounds(t *testing.T) {
-	url, ended := startServer(t, runtime.TaskOptions{MaxPerOwner: 2, MaxBytes: 2048, TTL: 2 * time.Second, PollInterval: 50 * time.Millisecond})
+	url, ended := startServer(t, runtime.TaskOptions{MaxPerOwner: 2, MaxBytes: 2048, TTL: 4 * time.Second, PollInterval: 50 * time.Millisecond})
 	call := func(subject, tool string) (int, response) {
 		return postAs(t, url, subject, "tools/call", tool, `"name":"`+tool+`","arguments":{}`, tasksCaps)
 	}
