@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -15,10 +16,10 @@ import (
 	"github.com/go-elicit/elicit/runtime/taskstore"
 )
 
-// startServer serves the task tools on loopback with the task options
-// (their Store a new file), each caller named by subjectHeader; it returns
-// the URL and the channel of the wait tool.
-func startServer(t *testing.T, tasks runtime.TaskOptions) (string, <-chan error) {
+// startServer serves the task tools, and those register adds, on loopback
+// with the task options (their Store a new file), each caller named by
+// subjectHeader; it returns the URL and the channel of the wait tool.
+func startServer(t *testing.T, tasks runtime.TaskOptions, register ...func(*runtime.Server)) (string, <-chan error) {
 	t.Helper()
 	store := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
 	tasks.Store = store
@@ -30,6 +31,9 @@ func startServer(t *testing.T, tasks runtime.TaskOptions) (string, <-chan error)
 		},
 	})
 	ended := addTaskTools(srv)
+	for _, r := range register {
+		r(srv)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +96,66 @@ func TestTaskRoundsAndKeys(t *testing.T) {
 	updateTask(t, url, id, `{"elicit_2":{"action":"decline"}}`)
 	if got := resultText(t, getTask(t, url, id)); got != "ada and bob" {
 		t.Fatalf("after a late update the result is %q", got)
+	}
+}
+
+// TestTaskAnswersDuringARun: an answer that a tasks/update brings while
+// the run it is for goes on (the task is working) is not lost: the run
+// that asked for it is followed at once by one that has it, and the task
+// completes without waiting for input again.
+func TestTaskAnswersDuringARun(t *testing.T) {
+	gate := make(chan struct{})
+	rounds := make(chan int, 8)
+	url, _ := startServer(t, runtime.TaskOptions{PollInterval: 50 * time.Millisecond}, func(srv *runtime.Server) {
+		srv.AddTool(runtime.Tool{Name: "pair", TaskSupport: runtime.TaskRequired}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+			rounds <- req.Round
+			if req.Round == 1 {
+				select { // the run that has the first answer waits for the test
+				case <-gate:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			var a, b map[string]any
+			err := runtime.AskTogether(ctx,
+				func(ctx context.Context) (err error) {
+					a, err = runtime.ElicitSchema(ctx, "First?", approveSchema)
+					return err
+				},
+				func(ctx context.Context) (err error) {
+					b, err = runtime.ElicitSchema(ctx, "Second?", approveSchema)
+					return err
+				},
+			)
+			if err != nil {
+				return nil, err
+			}
+			return runtime.TextResult(fmt.Sprintf("%v and %v", a["name"], b["name"])), nil
+		})
+	})
+	id := startTask(t, url, "pair", 50)
+	asked := pollTask(t, url, id, runtime.TaskInputRequired)
+	if len(asked.Result.InputRequests) != 2 {
+		t.Fatalf("inputRequests %v, want elicit and elicit_2", asked.Result.InputRequests)
+	}
+	updateTask(t, url, id, `{"elicit":{"action":"accept","content":{"name":"ada"}}}`)
+	for _, want := range []int{0, 1} {
+		if got := <-rounds; got != want {
+			t.Fatalf("run of round %d, want %d", got, want)
+		}
+	}
+	// The run of round 1 is held: the second answer comes while it goes on.
+	updateTask(t, url, id, `{"elicit_2":{"action":"accept","content":{"name":"bob"}}}`)
+	if r := getTask(t, url, id); r.Result.Status != runtime.TaskWorking {
+		t.Fatalf("the task is %s while its run goes on", r.Result.Status)
+	}
+	close(gate)
+	done := pollTask(t, url, id, runtime.TaskCompleted)
+	if got := resultText(t, done); got != "ada and bob" {
+		t.Fatalf("result %q", got)
+	}
+	if got := <-rounds; got != 2 {
+		t.Fatalf("the last run was of round %d, want 2", got)
 	}
 }
 
