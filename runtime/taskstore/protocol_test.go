@@ -159,6 +159,33 @@ func TestTaskAnswersDuringARun(t *testing.T) {
 	}
 }
 
+// TestTaskListsRoots: a handler that asks for the client's roots works
+// inside a task as it does in a call: the task is input_required with a
+// roots/list request, and the client's answer reaches the handler.
+func TestTaskListsRoots(t *testing.T) {
+	url, _ := startServer(t, runtime.TaskOptions{PollInterval: 50 * time.Millisecond}, func(srv *runtime.Server) {
+		srv.AddTool(runtime.Tool{Name: "roots", TaskSupport: runtime.TaskRequired}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+			roots, err := runtime.ListRoots(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return runtime.TextResult(fmt.Sprintf("%d root(s), first %s", len(roots), roots[0].URI)), nil
+		})
+	})
+	id := startTask(t, url, "roots", 50)
+	asked := pollTask(t, url, id, runtime.TaskInputRequired)
+	var req struct {
+		Method string `json:"method"`
+	}
+	if raw := asked.Result.InputRequests["roots"]; len(asked.Result.InputRequests) != 1 || json.Unmarshal(raw, &req) != nil || req.Method != "roots/list" {
+		t.Fatalf("inputRequests %v, want one roots/list", asked.Result.InputRequests)
+	}
+	updateTask(t, url, id, `{"roots":{"roots":[{"uri":"file:///srv","name":"srv"}]}}`)
+	if got := resultText(t, pollTask(t, url, id, runtime.TaskCompleted)); got != "1 root(s), first file:///srv" {
+		t.Fatalf("result %q", got)
+	}
+}
+
 // TestTaskOutcomes: a JSON-RPC error fails the task with that error; an
 // error a handler returns is an isError result of a completed task (the
 // extension keeps failed for protocol errors); a result larger than a task

@@ -163,8 +163,9 @@ func startChild(t *testing.T, path string) (*exec.Cmd, string) {
 	return cmd, strings.TrimSpace(line)
 }
 
-// tasksCaps are the capabilities of a client with elicitation and tasks.
-const tasksCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+// tasksCaps are the capabilities of a client with elicitation, roots and
+// tasks.
+const tasksCaps = `{"elicitation":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
 
 // post sends a 2026-07-28 request and returns the HTTP status and the
 // decoded response.
