@@ -411,6 +411,11 @@
 //     stored, and they stay stored until the run they start stores what
 //     it asked next or how it ended.
 //   - Ended tasks, with their result or error, until their TTL.
+//   - With replicas, the loss of a replica: natscluster's
+//     Cluster.TaskStore keeps the tasks in JetStream, so every replica
+//     answers tasks/get, update and cancel, and the one a tasks/update
+//     reaches runs the handler (tested with three replica processes, the
+//     one that started the task killed while it waits for the person).
 //
 // What does not:
 //
@@ -425,9 +430,8 @@
 //   - A stored task's answers are kept in the requestState layout of this
 //     release, unsealed: a release that changes that layout fails the
 //     tasks an earlier one stored at their next run, saying so.
-//   - Replicas: the embedded store is one file that one process holds;
-//     tasks shared across replicas need a shared TaskStore, which is not
-//     built yet.
+//   - Replicas on the embedded store: its file is held by one process; use
+//     natscluster's store for replicas.
 //
 // The 2025-11-25 tasks (params.task, tasks/result, tasks/list) are not
 // served. There an elicitation inside a task is a request the server sends

@@ -583,6 +583,7 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 			}
 		}
 		t, err = store.Update(ctx, tp.TaskID, func(t *Task) error {
+			run = nil // a store may call change again, on a newer task
 			if err := owned(t); err != nil {
 				return err
 			}

@@ -68,7 +68,8 @@ type Task struct {
 }
 
 // TaskStore keeps tasks where a restarted server (or another replica)
-// finds them. runtime/taskstore is the embedded one, on local disk.
+// finds them. runtime/taskstore is the embedded one, on local disk;
+// natscluster's Cluster.TaskStore is shared by replicas.
 // Every method is safe for concurrent use; a write has happened, durably,
 // when it returns nil.
 type TaskStore interface {
@@ -78,10 +79,14 @@ type TaskStore interface {
 	// Get returns the task with the ID, or ErrTaskNotFound (also once it
 	// has expired).
 	Get(ctx context.Context, id string) (*Task, error)
-	// Update applies change to the task with the ID atomically: no other
-	// Update or Delete of it runs in between. A change that returns an
-	// error changes nothing, and Update returns that error. It returns
-	// the task as stored.
+	// Update applies change to the task with the ID atomically: what it
+	// stores is change applied to the task as stored, with no other write
+	// of it in between. A store may call change more than once, each time
+	// on a fresh copy of the task (one that writes by compare-and-set
+	// calls it again when another writer won): change must set nothing
+	// but the task it is given, or reset what it sets outside on each
+	// call. A change that returns an error changes nothing, and Update
+	// returns that error. It returns the task as stored.
 	Update(ctx context.Context, id string, change func(*Task) error) (*Task, error)
 }
 

@@ -14,7 +14,7 @@
 // process killed at any point leaves the file at its last commit. bbolt
 // locks the file: one process at a time opens it (Open waits a second for
 // a killed process's lock to go, then fails saying so); replicas that
-// share tasks need a shared runtime.TaskStore, which is not built yet.
+// share tasks use natscluster's Cluster.TaskStore (JetStream) instead.
 //
 // Expired tasks are not returned; Open deletes them, and Create deletes
 // those of the owner it counts. The stored fields are kept as the runtime
