@@ -368,6 +368,77 @@
 // client's, between two requests, and neither is recorded. The adapters
 // (runtime/gosdk, runtime/mcpgo) are not instrumented yet.
 //
+// # Tasks
+//
+// A call that waits hours for a person should not need a process to wait
+// in. With a [TaskStore] in Options.Tasks (runtime/taskstore keeps tasks
+// in a local file), a tool opts in with [Tool.TaskSupport]: a 2026-07-28
+// tools/call from a client that declares [ExtensionTasks] in its
+// capabilities is then answered with a task handle (resultType "task"),
+// sent only once the task is in the store; the handler, unchanged, runs in
+// the background. When it elicits, the task goes input_required and
+// tasks/get shows the requests as inputRequests; tasks/update brings
+// answers (partial ones too; responses for keys not outstanding are
+// ignored; a key names one question for the task's life as long as the
+// handler asks the same questions in the same order on every run, as on
+// input_required retries) and the handler runs
+// again from the top with the answers so far, as on an input_required
+// retry; tasks/get then shows the result (completed: an isError result
+// too) or the JSON-RPC error (failed). tasks/cancel ends the running
+// handler's context. server/discover declares the extension; tasks/get,
+// update and cancel need it declared and Mcp-Name set to the task id. A
+// TaskRequired tool called without the extension gets -32021 naming it,
+// and in a session (2025-11-25 and before) an error saying where it runs;
+// a TaskOptional one runs as usual. A call of a tool that does not opt in
+// costs one comparison more, and no allocation.
+//
+// Bounds ([TaskOptions]): MaxPerOwner tasks per authenticated subject
+// until they expire (everyone together without Options.Authenticate), a
+// TTL from creation after which the task is gone (-32602 "unknown task")
+// and its handler stopped, MaxBytes for what a task stores (the call, the
+// questions and answers, the result: answers beyond it are refused, a
+// result beyond it fails the task) and the pollIntervalMs clients are
+// told. No caller sees another subject's task: its id, 128 random bits, is
+// checked against the caller's subject on every request.
+//
+// What survives the process (SIGKILL included; tested by killing a child
+// server and starting another on the same file):
+//
+//   - A task waiting for a person (input_required): its questions and the
+//     answers so far are in the store, so the next tasks/update, on the
+//     restarted server, runs the handler with them.
+//   - Acknowledged answers: a tasks/update acknowledges once they are
+//     stored, and they stay stored until the run they start stores what
+//     it asked next or how it ended.
+//   - Ended tasks, with their result or error, until their TTL.
+//   - With replicas, the loss of a replica: natscluster's
+//     Cluster.TaskStore keeps the tasks in JetStream, so every replica
+//     answers tasks/get, update and cancel, and the one a tasks/update
+//     reaches runs the handler (tested with three replica processes, the
+//     one that started the task killed while it waits for the person).
+//
+// What does not:
+//
+//   - A handler that was running (working): its run is not repeated, as
+//     it may have done part of its work. The run holds a lease in the
+//     store (ten poll intervals, renewed every three); once it lapses with
+//     no run in the process that reads it, tasks/get shows the task failed
+//     (-32603, saying so).
+//   - Notifications of a task's handler (progress, log) go nowhere: the
+//     extension carries none on tasks. notifications/tasks
+//     (subscriptions/listen) is not sent.
+//   - A stored task's answers are kept in the requestState layout of this
+//     release, unsealed: a release that changes that layout fails the
+//     tasks an earlier one stored at their next run, saying so.
+//   - Replicas on the embedded store: its file is held by one process; use
+//     natscluster's store for replicas.
+//
+// The 2025-11-25 tasks (params.task, tasks/result, tasks/list) are not
+// served. There an elicitation inside a task is a request the server sends
+// on the tasks/result stream, so the handler waits for the answer in its
+// process: such a task could survive a restart only while no question is
+// pending.
+//
 // # Other server libraries
 //
 // The same handler code runs on servers built on the official go-sdk

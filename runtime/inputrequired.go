@@ -196,6 +196,13 @@ func checkInputRequiredHTTP(r *http.Request, msg *message) (requestMeta, *RPCErr
 		if name, _ := headerValue(r, HeaderName); name != want {
 			return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, clip(name), clip(want))
 		}
+	case "tasks/get", "tasks/update", "tasks/cancel": // the extension's routing header
+		// Params that do not parse get their own error (taskRequest).
+		if tp, perr := parseTaskParams(msg); perr == nil {
+			if name, _ := headerValue(r, HeaderName); name != tp.TaskID {
+				return mm, rpcErrorf(CodeHeaderMismatch, "header mismatch: %s header value %q does not match body value %q", HeaderName, clip(name), clip(tp.TaskID))
+			}
+		}
 	}
 	return mm, nil
 }
@@ -223,7 +230,7 @@ func (s *Server) answerInputRequired(ctx context.Context, msg *message, mm reque
 	case "server/discover":
 		res := map[string]any{
 			"supportedVersions": supportedVersions,
-			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": false}},
+			"capabilities":      s.discoverCapabilities(),
 			"ttlMs":             0,
 			"cacheScope":        "private",
 		}
@@ -239,6 +246,8 @@ func (s *Server) answerInputRequired(ctx context.Context, msg *message, mm reque
 		return s.completeResult(msg.ID, map[string]any{"tools": list.Tools, "ttlMs": 0, "cacheScope": "private"})
 	case "tools/call":
 		return s.inputRequiredCall(ctx, msg, mm, sk)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return s.taskRequest(ctx, msg, mm)
 	default:
 		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", clip(msg.Method)))
 	}
@@ -316,6 +325,9 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	t, ok := s.lookupTool(p.Name)
 	if !ok {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", clip(p.Name)))
+	}
+	if r, ok := s.taskToolCall(ctx, msg, mm, p, t); ok {
+		return r
 	}
 	rp, _ := msg.decodedParams() // parseCallParams has vetted them
 	mp := roundTripParams{InputResponses: rp.InputResponses}

@@ -160,6 +160,13 @@ type Options struct {
 	// mcp.server.session.duration and the elicitation metrics (see
 	// "Telemetry" in the package doc). Nil records nothing, at no cost.
 	MeterProvider metric.MeterProvider
+
+	// Tasks turns on tasks (the 2026-07-28 extension
+	// io.modelcontextprotocol/tasks) for the tools whose Tool.TaskSupport
+	// allows them: with a Store, such a call is answered with a task that
+	// a restarted server still has (see "Tasks" in the package doc).
+	// Zero: no tasks, at no cost.
+	Tasks TaskOptions
 }
 
 func (o Options) withDefaults() Options {
@@ -218,6 +225,7 @@ func (o Options) withDefaults() Options {
 		o.MaxHeldBytes = max(o.MaxHeldBytes, o.MaxBodyBytes)
 	}
 	o.SessionSetupTimeout = min(o.SessionSetupTimeout, o.SessionIdleTimeout)
+	o.Tasks = o.Tasks.withDefaults()
 	return o
 }
 

@@ -19,6 +19,7 @@ type registeredTool struct {
 // handler.
 func (s *Server) AddTool(t Tool, h ToolHandler) {
 	s.mustRegister("Server.AddTool", t.Name, h == nil)
+	s.checkTaskSupport(t)
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}

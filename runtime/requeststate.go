@@ -142,6 +142,25 @@ func decodeResponsesFast(raw json.RawMessage) (map[string]json.RawMessage, bool)
 	return responses, ok && roundtrip.SkipSpace(raw, end) == len(raw)
 }
 
+// appendInputRequests appends the inputRequests object of the requests a
+// run made, in the order the handler asked: the params are JSON this
+// server built, the keys unique within the run.
+func appendInputRequests(dst []byte, asked []roundtrip.Request) []byte {
+	dst = append(dst, '{')
+	for i, r := range asked {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, r.Key)
+		dst = append(dst, `:{"method":"`...)
+		dst = append(dst, wireMethod(r.Method)...)
+		dst = append(dst, `","params":`...)
+		dst = append(dst, r.Params...)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
 // inputRequired builds the input_required result for the requests a run made.
 func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, subject string) []byte {
 	// Written directly, in the order the handler asked: the params are
@@ -155,19 +174,9 @@ func (s *Server) inputRequired(msg *message, p callParams, run *roundtrip.Run, s
 		size += 2*len(r.Key) + len(r.Params) + 48
 	}
 	frame := s.startTypedFrame(msg.ID, size)
-	frame = append(frame, `"inputRequests":{`...)
-	for i, r := range asked {
-		if i > 0 {
-			frame = append(frame, ',')
-		}
-		frame = appendJSONString(frame, r.Key)
-		frame = append(frame, `:{"method":"`...)
-		frame = append(frame, wireMethod(r.Method)...)
-		frame = append(frame, `","params":`...)
-		frame = append(frame, r.Params...)
-		frame = append(frame, '}')
-	}
-	frame = append(frame, `},"requestState":"`...)
+	frame = append(frame, `"inputRequests":`...)
+	frame = appendInputRequests(frame, asked)
+	frame = append(frame, `,"requestState":"`...)
 	// The token is base64url: nothing in it needs escaping.
 	frame, err := s.states.AppendSealRun(frame, stateCall(msg.Method, p, subject), run)
 	if err != nil {

@@ -38,6 +38,7 @@ type Server struct {
 	held     *heldBytes  // Options.MaxHeldBytes (held.go)
 	streams  streamTable // streams kept for a resumption (resume.go)
 	claims   claimSet    // ClaimCall's, without a cluster.Claimer (claim.go)
+	tasks    *taskRunner // Options.Tasks; nil without a store (tasks.go)
 	// streamSeq numbers the streams (newStreamID), from a random start.
 	streamSeq atomic.Uint64
 
@@ -67,6 +68,7 @@ func NewServer(opts Options) *Server {
 		drained:  make(chan struct{}),
 		held:     newHeldBytes(opts.MaxHeldBytes),
 		tel:      telemetry.New(opts.TracerProvider, opts.MeterProvider),
+		tasks:    newTaskRunner(opts.Tasks),
 	}
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	var seq [8]byte

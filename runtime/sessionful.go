@@ -51,6 +51,9 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	if !ok {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", clip(p.Name)))
 	}
+	if t.tool.TaskSupport == TaskRequired {
+		return replyError(http.StatusOK, msg.ID, taskOnly(p.Name))
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if hs, ok := sk.(*httpSink); ok {

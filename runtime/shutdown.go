@@ -33,6 +33,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 		s.forEachSession(func(sess *Session) { sess.cancelCalls(shutdownError{}) })
+		s.tasks.cancelAll(shutdownError{})
 		<-s.drained
 	}
 	s.forEachSession(func(sess *Session) { sess.close(shutdownError{}) })

@@ -17,6 +17,14 @@ type Tool struct {
 	// OutputSchema, when set, describes StructuredContent.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  map[string]any  `json:"annotations,omitempty"`
+	// TaskSupport is how the tool opts into tasks (see "Tasks" in the
+	// package doc): TaskOptional or TaskRequired make its 2026-07-28 calls
+	// from a client that declares the tasks extension run as tasks, kept in
+	// Options.Tasks.Store; AddTool panics on such a tool when the server
+	// has no store. "" is TaskForbidden. tools/list does not show it: only
+	// the 2025-11-25 tasks, which this server does not serve, have a field
+	// for it.
+	TaskSupport TaskSupport `json:"-"`
 }
 
 // CallToolRequest is one tools/call as a handler sees it.

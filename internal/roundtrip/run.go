@@ -1,6 +1,7 @@
 package roundtrip
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -204,6 +205,13 @@ func (c *Codec) ResumeLookup(r *Run, sealed []byte, call Call, response func(key
 	if err != nil {
 		return err
 	}
+	r.resume(&st, response)
+	return nil
+}
+
+// resume fills r, a zero Run, from an opened state and a retry's
+// responses.
+func (r *Run) resume(st *openedState, response func(key []byte) (json.RawMessage, bool)) {
 	r.round, r.hasNonce, r.telemetry = int(st.round), true, st.telemetry
 	copy(r.nonce[:], st.nonce)
 	r.init()
@@ -213,7 +221,38 @@ func (c *Codec) ResumeLookup(r *Run, sealed []byte, call Call, response func(key
 			r.setAnswerLocked(k, q, v)
 		}
 	})
+}
+
+// ResumePlain is ResumeLookup for a state kept in the clear by a store the
+// server trusts (a task's, see AppendPlainRun): the same answers, the same
+// binding to the call and to each question, and the expiry the state was
+// written with; nothing is decrypted.
+func ResumePlain(r *Run, plain []byte, call Call, response func(key []byte) (json.RawMessage, bool)) error {
+	st, err := checkState(plain, call)
+	if err != nil {
+		return err
+	}
+	r.resume(&st, response)
 	return nil
+}
+
+// AppendPlainRun is AppendSealRun in the clear, for a store the server
+// trusts (a task's): the plaintext of the state that ends run r, which
+// ResumePlain opens until exp.
+func AppendPlainRun(dst []byte, call Call, r *Run, exp time.Time) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := argsDigest(call.Args)
+	ps, err := r.stateLocked(call, d[:], exp)
+	if err != nil {
+		return dst, err
+	}
+	var nonce [NonceSize]byte
+	if len(ps.nonce) == 0 { // the task's first state names it
+		_, _ = rand.Read(nonce[:])
+		ps.nonce = nonce[:]
+	}
+	return appendPlain(dst, &ps, ps.nonce, r.appendListsLocked), nil
 }
 
 // SealRun seals the state of the input_required result that ends run r:
@@ -226,13 +265,23 @@ func (c *Codec) SealRun(call Call, r *Run) (string, error) {
 // AppendSealRun is SealRun appending the token to dst, for a caller that
 // writes it straight into a response.
 func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
-	d := argsDigest(call.Args)
-	ps := plainState{method: call.Method, name: call.Name, digest: d[:], subject: call.Subject, exp: time.Now().Add(c.ttl).Unix()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	d := argsDigest(call.Args)
+	ps, err := r.stateLocked(call, d[:], time.Now().Add(c.ttl))
+	if err != nil {
+		return dst, err
+	}
+	return c.appendSealed(dst, &ps, r.appendListsLocked), nil
+}
+
+// stateLocked is the fixed part of the state that ends run r, valid until
+// exp, for the call whose arguments digest to digest; r.mu is held.
+func (r *Run) stateLocked(call Call, digest []byte, exp time.Time) (plainState, error) {
+	ps := plainState{method: call.Method, name: call.Name, digest: digest, subject: call.Subject, exp: exp.Unix()}
 	for _, a := range r.answers {
 		if len(a.raw) > 0 && !json.Valid(a.raw) {
-			return dst, fmt.Errorf("elicit: sealing requestState: the answer for %q is not JSON", a.key)
+			return ps, fmt.Errorf("elicit: sealing requestState: the answer for %q is not JSON", a.key)
 		}
 	}
 	ps.round = r.round + 1
@@ -240,18 +289,22 @@ func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
 	if r.hasNonce {
 		ps.nonce = r.nonce[:]
 	}
-	return c.appendSealed(dst, &ps, func(b []byte) []byte {
-		b = binary.AppendUvarint(b, uint64(len(r.requests)))
-		for i := range r.requests {
-			b = appendField(b, r.requests[i].Key)
-			b = appendField(b, r.requests[i].question[:])
-		}
-		b = binary.AppendUvarint(b, uint64(len(r.answers)))
-		for _, a := range r.answers {
-			b = appendAnswer(b, a.key, a.question, a.raw)
-		}
-		return b
-	}), nil
+	return ps, nil
+}
+
+// appendListsLocked appends the lists of the state that ends run r: the
+// keys it asked and the answers so far; r.mu is held.
+func (r *Run) appendListsLocked(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(r.requests)))
+	for i := range r.requests {
+		b = appendField(b, r.requests[i].Key)
+		b = appendField(b, r.requests[i].question[:])
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.answers)))
+	for _, a := range r.answers {
+		b = appendAnswer(b, a.key, a.question, a.raw)
+	}
+	return b
 }
 
 // Ask returns the answer for the next ask of base in this run ("" is

@@ -195,20 +195,11 @@ func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []by
 	ns := aead.NonceSize()
 	buf := make([]byte, ns, ns+128+NonceSize+len(ps.method)+len(ps.name)+len(ps.digest)+len(ps.subject)+len(ps.telemetry)+aead.Overhead())
 	_, _ = rand.Read(buf[:ns])
-	buf = append(buf, stateVersion)
-	if len(ps.nonce) == NonceSize {
-		buf = appendField(buf, ps.nonce)
-	} else { // the call's first state: its own random AEAD nonce names the call
-		buf = appendField(buf, buf[:NonceSize])
+	nonce := ps.nonce
+	if len(nonce) != NonceSize { // the call's first state: its own random AEAD nonce names the call
+		nonce = buf[:NonceSize]
 	}
-	buf = appendField(buf, ps.method)
-	buf = appendField(buf, ps.name)
-	buf = appendField(buf, ps.digest)
-	buf = appendField(buf, ps.subject)
-	buf = binary.AppendVarint(buf, ps.exp)
-	buf = binary.AppendVarint(buf, int64(ps.round))
-	buf = appendField(buf, ps.telemetry)
-	buf = lists(buf)
+	buf = appendPlain(buf, ps, nonce, lists)
 	if cap(buf)-len(buf) < aead.Overhead() {
 		buf = slices.Grow(buf, aead.Overhead())
 	}
@@ -216,6 +207,21 @@ func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []by
 	// nonce with (exact overlap, which AEAD allows).
 	sealed := aead.Seal(buf[:ns], buf[:ns], buf[ns:], c.aad)
 	return b64.AppendEncode(dst, sealed)
+}
+
+// appendPlain appends the plaintext of the state ps (see appendSealed),
+// naming the call by nonce.
+func appendPlain(buf []byte, ps *plainState, nonce []byte, lists func([]byte) []byte) []byte {
+	buf = append(buf, stateVersion)
+	buf = appendField(buf, nonce)
+	buf = appendField(buf, ps.method)
+	buf = appendField(buf, ps.name)
+	buf = appendField(buf, ps.digest)
+	buf = appendField(buf, ps.subject)
+	buf = binary.AppendVarint(buf, ps.exp)
+	buf = binary.AppendVarint(buf, int64(ps.round))
+	buf = appendField(buf, ps.telemetry)
+	return lists(buf)
 }
 
 func appendField[T ~string | ~[]byte](b []byte, v T) []byte {
@@ -281,6 +287,14 @@ func (c *Codec) open(sealed []byte, call Call) (openedState, error) {
 	if !opened {
 		return none, ErrTampered
 	}
+	return checkState(plain, call)
+}
+
+// checkState reads a plaintext and checks it against call: ErrTampered
+// when it is not a state of this version, ErrExpired past its lifetime,
+// ErrMismatch when it is another call's.
+func checkState(plain []byte, call Call) (openedState, error) {
+	var none openedState
 	st, ok := readState(plain)
 	if !ok {
 		return none, ErrTampered

@@ -32,10 +32,14 @@
 //	           landed on another replica than the call it names (headers:
 //	           session, request key, sender; the reason is the payload);
 //	           every replica but the sender cancels the call if it runs it
+//	tasks      JetStream key-value bucket TaskBucket (the same storage), for
+//	           Cluster.TaskStore: one entry per task and one per owner
+//	           (see tasks.go), each written by compare-and-set, expiring
+//	           TaskTTL after its last write
 //
 // # NATS restarts
 //
-// Both buckets are JetStream key-value buckets whose storage
+// The buckets are JetStream key-value buckets whose storage
 // Options.Storage chooses and whose copies Options.Replicas sets. Each
 // replica remembers the directory entries it wrote or read (the sessions it
 // initialized or served, until they expire: at most what the directory
@@ -51,8 +55,8 @@
 // when nats-server restarts:
 //
 //   - with jetstream.FileStorage (the default: use it in production) the
-//     buckets come back from the server's store directory: no session and
-//     no claim is lost;
+//     buckets come back from the server's store directory: no session, no
+//     claim and no task is lost;
 //   - with jetstream.MemoryStorage the buckets come back empty. New
 //     sessions work again as soon as the replicas have reconnected, without
 //     restarting any of them, and every session a running replica
@@ -62,7 +66,8 @@
 //     answers 404, and their clients initialize again, as the spec tells
 //     them to; and every claim of runtime.ClaimCall: a requestState whose
 //     call was claimed before the restart is accepted once more after it,
-//     until its RequestStateTTL. Until a replica has written its entries
+//     until its RequestStateTTL; and every task of Cluster.TaskStore
+//     (tasks/get answers that it is not found). Until a replica has written its entries
 //     again, another replica may answer 404 for its sessions.
 //
 // Recommended production settings: a NATS cluster of three servers with
@@ -115,6 +120,7 @@ const (
 	DefaultPrefix         = "elicit"
 	DefaultBucket         = "elicit_sessions"
 	DefaultClaimBucket    = "elicit_claims"
+	DefaultTaskBucket     = "elicit_tasks"
 	DefaultRequestTimeout = 2 * time.Second
 	DefaultReconnectGrace = 5 * time.Second
 )
@@ -165,7 +171,14 @@ type Options struct {
 	// call opens any more either.
 	ClaimBucket string
 	ClaimTTL    time.Duration
-	// Storage is where the NATS servers keep both buckets:
+	// TaskBucket is the key-value bucket of the tasks Cluster.TaskStore
+	// keeps (default "elicit_tasks"; created on first use), and TaskTTL
+	// how long an entry lives after its last write (default
+	// runtime.DefaultTaskTTL); set it to at least the servers'
+	// Options.Tasks.TTL: TaskStore refuses a task that would outlive it.
+	TaskBucket string
+	TaskTTL    time.Duration
+	// Storage is where the NATS servers keep the buckets:
 	// jetstream.FileStorage (the zero value, the default: use it in
 	// production; a restart of nats-server loses nothing) or
 	// jetstream.MemoryStorage (faster, and a restart empties the buckets:
@@ -191,6 +204,7 @@ type Cluster struct {
 	log        *slog.Logger
 	kv         *bucket // the session directory
 	claims     *bucket
+	tasks      *bucket
 	answerSubj string
 	endSubj    string
 	cancelSubj string
@@ -263,6 +277,12 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.ClaimTTL <= 0 {
 		opts.ClaimTTL = runtime.DefaultRequestStateTTL
 	}
+	if opts.TaskBucket == "" {
+		opts.TaskBucket = DefaultTaskBucket
+	}
+	if opts.TaskTTL <= 0 {
+		opts.TaskTTL = runtime.DefaultTaskTTL
+	}
 	if opts.Storage != jetstream.FileStorage && opts.Storage != jetstream.MemoryStorage {
 		return nil, fmt.Errorf("%w: Storage %d: use jetstream.FileStorage or jetstream.MemoryStorage", ErrInvalidOptions, opts.Storage)
 	}
@@ -299,6 +319,7 @@ func New(ctx context.Context, opts Options) (*Cluster, error) {
 		log:        logger,
 		kv:         kv,
 		claims:     claims,
+		tasks:      newBucket(js, opts, opts.TaskBucket, opts.TaskTTL), // bound on first use (tasks.go)
 		answerSubj: opts.Prefix + ".answer." + opts.Replica,
 		endSubj:    opts.Prefix + ".end",
 		cancelSubj: opts.Prefix + ".cancel",

@@ -1,0 +1,709 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-elicit/elicit/internal/roundtrip"
+)
+
+// Tasks, the 2026-07-28 extension io.modelcontextprotocol/tasks (SEP-2663):
+// a tools/call of a tool whose TaskSupport allows tasks, from a client that
+// declares the extension, is answered with a task handle once the task is
+// in Options.Tasks.Store; the handler runs in the background. When it
+// elicits, the task goes input_required with the requests (tasks/get
+// shows them); tasks/update brings answers, and the handler runs again
+// from the top with the answers so far: the input_required round trip of
+// inputrequired.go, its state kept unsealed in the store instead of in a
+// requestState. So a task that waits for a person needs no process to
+// wait in: a server restarted on the same store picks it up at the next
+// tasks/update. See "Tasks" in the package doc for what survives.
+
+// ExtensionTasks is the identifier of the tasks extension, in the
+// client's capabilities.extensions and in server/discover.
+const ExtensionTasks = "io.modelcontextprotocol/tasks"
+
+// Defaults of TaskOptions.
+const (
+	DefaultTaskTTL          = 24 * time.Hour
+	DefaultMaxTasksPerOwner = 100
+	DefaultMaxTaskBytes     = 1 << 20
+	DefaultTaskPollInterval = time.Second
+)
+
+// TaskOptions configure tasks (Options.Tasks). The zero value has no
+// Store: no tool runs as a task.
+type TaskOptions struct {
+	// Store keeps the tasks (runtime/taskstore keeps them on local disk).
+	Store TaskStore
+	// TTL is how long a task lives from its creation, whatever it does
+	// (DefaultTaskTTL): after it, tasks/get no longer finds it and its
+	// handler, if it runs, is stopped. The server picks it: 2026-07-28
+	// clients ask for none.
+	TTL time.Duration
+	// MaxPerOwner caps the tasks of one owner that have not expired,
+	// ended ones included (the authenticated subject, or everyone together
+	// when the server authenticates no one; DefaultMaxTasksPerOwner). A
+	// call beyond it gets -32600 saying so.
+	MaxPerOwner int
+	// MaxBytes caps what a task stores of its own: the request, the
+	// answers and the result (DefaultMaxTaskBytes). A result beyond it
+	// fails the task; answers beyond it are refused.
+	MaxBytes int
+	// PollInterval is the pollIntervalMs clients are told
+	// (DefaultTaskPollInterval). A running handler's lease on its task
+	// (Task.Lease) lasts ten of them.
+	PollInterval time.Duration
+}
+
+func (o TaskOptions) withDefaults() TaskOptions {
+	if o.TTL <= 0 {
+		o.TTL = DefaultTaskTTL
+	}
+	if o.MaxPerOwner <= 0 {
+		o.MaxPerOwner = DefaultMaxTasksPerOwner
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxTaskBytes
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultTaskPollInterval
+	}
+	return o
+}
+
+// TaskSupport says whether a tool's calls may run as tasks.
+type TaskSupport string
+
+// The task support of a tool.
+const (
+	// TaskForbidden (or ""): calls never run as tasks.
+	TaskForbidden TaskSupport = "forbidden"
+	// TaskOptional: calls from a client that declares the tasks
+	// extension run as tasks; other calls run as usual.
+	TaskOptional TaskSupport = "optional"
+	// TaskRequired: calls run as tasks; a client without the extension
+	// gets -32021 naming it.
+	TaskRequired TaskSupport = "required"
+)
+
+// taskRunner is the tasks of one Server: its options and the runs going
+// on in this process, by task id, so that tasks/cancel reaches them.
+type taskRunner struct {
+	opts    TaskOptions
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
+}
+
+func newTaskRunner(opts TaskOptions) *taskRunner {
+	if opts.Store == nil {
+		return nil
+	}
+	return &taskRunner{opts: opts, running: map[string]context.CancelCauseFunc{}}
+}
+
+// track records a run of the task; false when one is already going here.
+func (tr *taskRunner) track(id string, cancel context.CancelCauseFunc) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if _, ok := tr.running[id]; ok {
+		return false
+	}
+	tr.running[id] = cancel
+	return true
+}
+
+func (tr *taskRunner) untrack(id string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	delete(tr.running, id)
+}
+
+// cancel ends the run of the task in this process, if there is one.
+func (tr *taskRunner) cancel(id string, cause error) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if f, ok := tr.running[id]; ok {
+		f(cause)
+	}
+}
+
+// cancelAll ends every run in this process (Shutdown past its deadline):
+// the tasks stay as stored.
+func (tr *taskRunner) cancelAll(cause error) {
+	if tr == nil {
+		return
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for _, f := range tr.running {
+		f(cause)
+	}
+}
+
+// errTaskExpired is the cause of a run's context when its task outlives
+// its TTL.
+var errTaskExpired = errors.New("elicit: the task outlived its TTL (Options.Tasks.TTL)")
+
+// errTaskCancelled is the cause of a run's context when tasks/cancel
+// cancels its task.
+var errTaskCancelled = errors.New("elicit: the client cancelled the task")
+
+// checkTaskSupport panics (a set-up mistake) on a tool whose TaskSupport
+// this server cannot give.
+func (s *Server) checkTaskSupport(t Tool) {
+	switch t.TaskSupport {
+	case "", TaskForbidden:
+	case TaskOptional, TaskRequired:
+		if s.tasks == nil {
+			panic(fmt.Sprintf("elicit: AddTool: tool %q allows tasks but Options.Tasks.Store is nil: give the server a store (runtime/taskstore)", t.Name))
+		}
+	default:
+		panic(fmt.Sprintf("elicit: AddTool: tool %q has TaskSupport %q: use TaskForbidden, TaskOptional or TaskRequired", t.Name, t.TaskSupport))
+	}
+}
+
+// taskSupport is the tool's task support, TaskForbidden when it has none.
+func (t *registeredTool) taskSupport() TaskSupport {
+	if t.tool.TaskSupport == "" {
+		return TaskForbidden
+	}
+	return t.tool.TaskSupport
+}
+
+// declaresTasks reports whether capabilities.extensions names the tasks
+// extension.
+func declaresTasks(capabilities json.RawMessage) bool {
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(capabilities, &caps) != nil {
+		return false
+	}
+	v, ok := caps.Extensions[ExtensionTasks]
+	return ok && len(v) > 0 && v[0] == '{'
+}
+
+// missingTasks is the -32021 of a task-only tool called by a client
+// without the extension.
+func missingTasks() *RPCError {
+	return (&MissingCapabilityError{Capability: "extensions", Mode: ExtensionTasks}).RPCError()
+}
+
+// taskOnly is the error of a call of a TaskRequired tool in a session
+// (2025-11-25 and before): a session's client cannot declare the
+// extension, and this server does not serve the 2025-11-25 tasks.
+func taskOnly(tool string) *RPCError {
+	return rpcErrorf(CodeInvalidParams, "tool %q runs only as a task: call it on protocol 2026-07-28 with the extension %s declared in the request's client capabilities", clip(tool), ExtensionTasks)
+}
+
+// taskCall is the call a task runs, as Task.Request keeps it.
+type taskCall struct {
+	Tool         string                     `json:"tool"`
+	Arguments    json.RawMessage            `json:"arguments"`
+	Meta         map[string]json.RawMessage `json:"meta,omitempty"`
+	Version      string                     `json:"version"`
+	Capabilities json.RawMessage            `json:"capabilities"`
+	ClientInfo   json.RawMessage            `json:"clientInfo,omitempty"`
+}
+
+// taskToolCall answers a 2026-07-28 tools/call of t with a task when the
+// tool and the client allow one (handled); otherwise the call runs as
+// usual.
+func (s *Server) taskToolCall(ctx context.Context, msg *message, mm requestMeta, p callParams, t *registeredTool) (r reply, handled bool) {
+	support := t.taskSupport()
+	if support == TaskForbidden {
+		return reply{}, false
+	}
+	if !declaresTasks(mm.capabilities) {
+		if support == TaskRequired {
+			return replyError(http.StatusOK, msg.ID, missingTasks()), true
+		}
+		return reply{}, false
+	}
+	if s.tasks == nil { // a tool registered before the check existed cannot get here; kept for safety
+		return reply{}, false
+	}
+	o := s.tasks.opts
+	tc := taskCall{Tool: p.Name, Arguments: p.Arguments, Meta: p.Meta, Version: mm.version, Capabilities: mm.capabilities, ClientInfo: mm.clientInfo}
+	request, err := json.Marshal(tc)
+	if err != nil {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task's call: %v", err)), true
+	}
+	if len(request) > o.MaxBytes {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "the call takes %d bytes, more than a task may store (%d)", len(request), o.MaxBytes)), true
+	}
+	if s.shutdown.Load() {
+		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down")), true
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	task := &Task{ID: newID(), Owner: mm.subject, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(o.TTL), Lease: now.Add(s.tasks.lease()), Request: request}
+	switch err := o.Store.Create(ctx, task, o.MaxPerOwner); {
+	case errors.Is(err, ErrTaskLimit):
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "%v (%d)", err, o.MaxPerOwner)), true
+	case err != nil:
+		s.log.Error("storing a task", "tool", p.Name, "err", err)
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "the task could not be stored")), true
+	}
+	// Stored: a tasks/get finds it from now on, so the handle may go out
+	// and the run begin.
+	go s.runTask(task, &tc, nil, nil)
+	frame, err := encodeResponse(msg.ID, s.typedResult(s.taskFields(task), "task"))
+	if err != nil {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task: %v", err)), true
+	}
+	return reply{status: http.StatusOK, frame: frame}, true
+}
+
+// taskFields are the fields of a Task object of the protocol.
+func (s *Server) taskFields(t *Task) map[string]any {
+	f := map[string]any{
+		"taskId":         t.ID,
+		"status":         t.Status,
+		"createdAt":      t.CreatedAt.UTC().Format(time.RFC3339Nano),
+		"lastUpdatedAt":  t.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		"ttlMs":          t.ExpiresAt.Sub(t.CreatedAt).Milliseconds(),
+		"pollIntervalMs": s.tasks.opts.PollInterval.Milliseconds(),
+	}
+	if t.StatusMessage != "" {
+		f["statusMessage"] = t.StatusMessage
+	}
+	return f
+}
+
+// runTask runs the task's handler, round after round while answers that
+// arrived during a round are waiting, until it completes, fails, is
+// cancelled or waits for input. state and pending are the task's State
+// and the responses a tasks/update took for this run (nil on its first).
+func (s *Server) runTask(task *Task, tc *taskCall, state []byte, pending json.RawMessage) {
+	if !s.startCall() {
+		return // shutting down: the task stays as stored, for the next process
+	}
+	defer s.endCall()
+	base, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	// Past its TTL the task is gone from the store: its handler stops.
+	ctx, stop := context.WithDeadlineCause(base, task.ExpiresAt, errTaskExpired)
+	defer stop()
+	if !s.tasks.track(task.ID, cancel) {
+		return
+	}
+	defer s.tasks.untrack(task.ID)
+	leased, endLease := context.WithCancel(ctx)
+	var renewing sync.WaitGroup
+	renewing.Go(func() { s.renewLease(leased, task.ID) })
+	defer renewing.Wait()
+	defer endLease()
+	for more := true; more; {
+		state, pending, more = s.taskRound(ctx, cancel, task, tc, state, pending)
+	}
+}
+
+// lease is how long a run's claim on its task (Task.Lease) lasts unless
+// renewed: ten poll intervals; renewLease renews it every three.
+func (tr *taskRunner) lease() time.Duration { return 10 * tr.opts.PollInterval }
+
+// renewLease keeps the lease of the task's run until ctx ends, while the
+// task is working.
+func (s *Server) renewLease(ctx context.Context, id string) {
+	tick := time.NewTicker(s.tasks.lease() / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		_, err := s.tasks.opts.Store.Update(ctx, id, func(t *Task) error {
+			if t.Status != TaskWorking {
+				return errTaskEnded
+			}
+			t.Lease = time.Now().Add(s.tasks.lease())
+			return nil
+		})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, ErrTaskNotFound) {
+			s.log.Error("renewing the lease of a task's run", "task", id, "err", err)
+		}
+	}
+}
+
+// running reports whether a run of the task goes on in this process.
+func (tr *taskRunner) isRunning(id string) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	_, ok := tr.running[id]
+	return ok
+}
+
+// errTaskOrphaned fails a working task whose run stopped with its process.
+var errTaskOrphaned = rpcErrorf(CodeInternalError, "the server running this task stopped before its handler finished; the handler is not run again, as it may have done part of its work: call the tool again")
+
+// failOrphan fails t, a task tasks/get read, when it is working with a
+// lapsed lease and no run here: the process that ran it is gone (killed,
+// or lost with its replica). It returns the task as it is now.
+func (s *Server) failOrphan(ctx context.Context, t *Task) *Task {
+	if t.Status != TaskWorking || t.Lease.IsZero() || time.Now().Before(t.Lease) || s.tasks.isRunning(t.ID) {
+		return t
+	}
+	now, err := s.finishTask(ctx, t.ID, TaskFailed, nil, errTaskOrphaned, func(t *Task) bool {
+		return t.Status == TaskWorking && !time.Now().Before(t.Lease)
+	})
+	if err != nil {
+		return t
+	}
+	return now
+}
+
+// taskRound is one run of the task's handler and what it leaves in the
+// store; more says that answers for what it asked have already come, and
+// the handler runs again with them (next and nextPending).
+func (s *Server) taskRound(ctx context.Context, cancel context.CancelCauseFunc, task *Task, tc *taskCall, state []byte, pending json.RawMessage) (next []byte, nextPending json.RawMessage, more bool) {
+	t, ok := s.lookupTool(tc.Tool)
+	if !ok {
+		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInvalidParams, "unknown tool: %q", clip(tc.Tool)))
+		return nil, nil, false
+	}
+	p := callParams{Name: tc.Tool, Arguments: tc.Arguments, Meta: tc.Meta}
+	bound := stateCall("tools/call", p, task.Owner)
+	run := &requestRun{}
+	mc := &run.round
+	if state == nil {
+		mc.Start()
+	} else {
+		answers := map[string]json.RawMessage{}
+		_ = json.Unmarshal(pending, &answers) // written by tasks/update: an object of objects
+		err := roundtrip.ResumePlain(mc, state, bound, func(key []byte) (json.RawMessage, bool) {
+			v, ok := answers[string(key)]
+			return v, ok
+		})
+		if err != nil {
+			s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "the task's answers do not open: %v", err))
+			return nil, nil, false
+		}
+	}
+	sess := &run.sess
+	sess.initView(s, tc.Version, clientFacts{caps: parseElicitCaps(tc.Capabilities), capabilities: tc.Capabilities, clientInfo: tc.ClientInfo}, task.Owner, mc)
+	c := &run.call
+	c.session, c.id, c.cancelF, c.sink, c.inputRequired = sess, taskRequestID(task.ID), cancel, taskSink{}, true
+	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
+	res, rpcErr := s.runTool(run.handlerContext(ctx), inputRequiredTool(t, mc), &run.req)
+	switch {
+	case errors.Is(context.Cause(ctx), errTaskCancelled):
+		return nil, nil, false // tasks/cancel stored the status
+	case ctx.Err() != nil:
+		return nil, nil, false // Shutdown: the task stays as stored
+	case mc.Asked():
+		return s.taskAsked(task, bound, mc)
+	case rpcErr != nil:
+		s.endTask(task.ID, TaskFailed, nil, rpcErr)
+		return nil, nil, false
+	}
+	raw, err := json.Marshal(res)
+	switch {
+	case err != nil:
+		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+	case len(raw) > s.tasks.opts.MaxBytes:
+		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "the result of %q takes %d bytes, more than a task may store (%d)", p.Name, len(raw), s.tasks.opts.MaxBytes))
+	default:
+		s.endTask(task.ID, TaskCompleted, raw, nil)
+	}
+	return nil, nil, false
+}
+
+// taskAsked stores what a run asked: the task goes input_required, or,
+// when responses for what it asked came during the run, runs again.
+func (s *Server) taskAsked(task *Task, bound roundtrip.Call, mc *roundtrip.Run) ([]byte, json.RawMessage, bool) {
+	asked := mc.AppendRequests(nil)
+	requests := appendInputRequests(nil, asked)
+	state, err := roundtrip.AppendPlainRun(nil, bound, mc, task.ExpiresAt)
+	if err != nil {
+		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "storing the task's answers: %v", err))
+		return nil, nil, false
+	}
+	if len(requests)+len(state) > s.tasks.opts.MaxBytes {
+		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "the task's questions and answers take more than a task may store (%d bytes)", s.tasks.opts.MaxBytes))
+		return nil, nil, false
+	}
+	var pending json.RawMessage
+	_, err = s.tasks.opts.Store.Update(context.Background(), task.ID, func(t *Task) error {
+		if t.Status.Terminal() {
+			return errTaskEnded
+		}
+		pending = keepResponses(t.InputResponses, func(key string) bool {
+			return slices.ContainsFunc(asked, func(r roundtrip.Request) bool { return r.Key == key })
+		})
+		t.State, t.InputRequests, t.InputResponses, t.UpdatedAt = state, requests, pending, time.Now().UTC() // pending stays stored until the next run consumes it
+		if pending == nil {
+			t.Status, t.Lease = TaskInputRequired, time.Time{}
+		}
+		return nil
+	})
+	if err != nil {
+		if !errors.Is(err, errTaskEnded) {
+			s.log.Error("storing a task's input requests", "task", task.ID, "err", err)
+		}
+		return nil, nil, false
+	}
+	return state, pending, pending != nil
+}
+
+// errTaskEnded aborts a store update of a task that has ended meanwhile.
+var errTaskEnded = errors.New("elicit: the task has ended")
+
+// endTask stores the end of a task: its result or its error. A task that
+// ended meanwhile (cancelled) keeps that end.
+func (s *Server) endTask(id string, status TaskStatus, result json.RawMessage, rpcErr *RPCError) {
+	_, err := s.finishTask(context.Background(), id, status, result, rpcErr, func(t *Task) bool { return !t.Status.Terminal() })
+	if err != nil && !errors.Is(err, errTaskEnded) {
+		s.log.Error("storing the end of a task", "task", id, "status", status, "err", err)
+	}
+}
+
+// finishTask stores the end of a task when may says the stored task may
+// still end so (errTaskEnded otherwise), and returns it as stored.
+func (s *Server) finishTask(ctx context.Context, id string, status TaskStatus, result json.RawMessage, rpcErr *RPCError, may func(*Task) bool) (*Task, error) {
+	var errRaw json.RawMessage
+	if rpcErr != nil {
+		errRaw, _ = json.Marshal(rpcErr)
+	}
+	return s.tasks.opts.Store.Update(ctx, id, func(t *Task) error {
+		if !may(t) {
+			return errTaskEnded
+		}
+		t.Status, t.Result, t.Error, t.UpdatedAt = status, result, errRaw, time.Now().UTC()
+		if rpcErr != nil {
+			t.StatusMessage = rpcErr.Message
+		}
+		t.State, t.InputRequests, t.InputResponses, t.Lease = nil, nil, nil, time.Time{}
+		return nil
+	})
+}
+
+// keepResponses returns the members of the object responses whose key
+// keep accepts, nil when none.
+func keepResponses(responses json.RawMessage, keep func(string) bool) json.RawMessage {
+	var all map[string]json.RawMessage
+	if json.Unmarshal(responses, &all) != nil {
+		return nil
+	}
+	for k := range all {
+		if !keep(k) {
+			delete(all, k)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	raw, _ := json.Marshal(all)
+	return raw
+}
+
+// taskRequestID is the request id a task's handler sees: the task id, as
+// a JSON string.
+func taskRequestID(id string) json.RawMessage { return appendJSONString(nil, id) }
+
+// taskSink is the sink of a task's run: a task has no stream, so its
+// notifications (progress, log) go nowhere.
+type taskSink struct{}
+
+func (taskSink) send([]byte) error        { return nil }
+func (taskSink) finish(int, []byte) error { return nil }
+func (taskSink) close()                   {}
+func (taskSink) streaming() bool          { return false }
+func (taskSink) canSend() bool            { return false }
+
+// taskParams are the params of tasks/get, tasks/update and tasks/cancel.
+type taskParams struct {
+	TaskID         string                     `json:"taskId"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+}
+
+// parseTaskParams reads the params of a tasks/* request under the strict
+// member rule (a member once, names exact: inputResponses with a key twice
+// is refused, as parsers disagree on which one wins).
+func parseTaskParams(msg *message) (taskParams, *RPCError) {
+	var tp taskParams
+	if len(msg.Params) == 0 {
+		return tp, rpcErrorf(CodeInvalidParams, "%s needs params with a taskId", clip(msg.Method))
+	}
+	if err := roundtrip.StrictUnmarshal(msg.Params, &tp); err != nil {
+		return tp, rpcErrorf(CodeInvalidParams, "invalid %s params: %v", clip(msg.Method), err)
+	}
+	if tp.TaskID == "" {
+		return tp, rpcErrorf(CodeInvalidParams, "%s params need a taskId", clip(msg.Method))
+	}
+	return tp, nil
+}
+
+// taskRequest answers tasks/get, tasks/update and tasks/cancel.
+func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) reply {
+	if s.tasks == nil {
+		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s (this server has no task store)", msg.Method))
+	}
+	if !declaresTasks(mm.capabilities) {
+		return replyError(http.StatusOK, msg.ID, missingTasks())
+	}
+	tp, rerr := parseTaskParams(msg)
+	if rerr != nil {
+		return replyError(http.StatusOK, msg.ID, rerr)
+	}
+	var (
+		t   *Task
+		err error
+		run func()
+	)
+	owned := func(t *Task) error {
+		if t.Owner != mm.subject { // another's task is not there for this caller
+			return ErrTaskNotFound
+		}
+		return nil
+	}
+	store := s.tasks.opts.Store
+	switch msg.Method {
+	case "tasks/get":
+		if t, err = store.Get(ctx, tp.TaskID); err == nil {
+			if err = owned(t); err == nil {
+				t = s.failOrphan(ctx, t)
+			}
+		}
+	case "tasks/update":
+		responses := tp.InputResponses
+		if responses == nil {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "tasks/update needs inputResponses, an object of responses by the keys of inputRequests"))
+		}
+		for k, v := range responses {
+			if len(v) == 0 || v[0] != '{' {
+				return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "inputResponses[%q] must be an object", clip(k)))
+			}
+		}
+		t, err = store.Update(ctx, tp.TaskID, func(t *Task) error {
+			run = nil // a store may call change again, on a newer task
+			if err := owned(t); err != nil {
+				return err
+			}
+			start, err := s.addResponses(t, responses)
+			if start {
+				// The responses stay stored until the run they start
+				// stores what it asked or how it ended: a process killed
+				// meanwhile loses no acknowledged answer.
+				state, pending, task := t.State, t.InputResponses, *t
+				run = func() { s.resumeTask(&task, state, pending) }
+			}
+			return err
+		})
+	case "tasks/cancel":
+		t, err = store.Update(ctx, tp.TaskID, func(t *Task) error {
+			if err := owned(t); err != nil || t.Status.Terminal() {
+				return err
+			}
+			t.Status, t.StatusMessage, t.UpdatedAt, t.Lease = TaskCancelled, "cancelled by the client", time.Now().UTC(), time.Time{}
+			t.State, t.InputRequests, t.InputResponses = nil, nil, nil
+			return nil
+		})
+		if err == nil {
+			s.tasks.cancel(tp.TaskID, errTaskCancelled)
+		}
+	}
+	var tooBig taskTooBig
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown task: %q", clip(tp.TaskID)))
+	case errors.As(err, &tooBig):
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "%v", tooBig))
+	case err != nil:
+		s.log.Error("reading or writing a task", "method", msg.Method, "task", tp.TaskID, "err", err)
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "the task store failed"))
+	}
+	if run != nil {
+		go run()
+	}
+	if msg.Method != "tasks/get" {
+		return s.completeResult(msg.ID, map[string]any{})
+	}
+	res := s.taskFields(t)
+	switch t.Status {
+	case TaskInputRequired:
+		res["inputRequests"] = t.InputRequests
+	case TaskCompleted:
+		res["result"] = t.Result
+	case TaskFailed:
+		res["error"] = t.Error
+	}
+	return s.completeResult(msg.ID, res)
+}
+
+// taskTooBig: answers that would make a task store more than MaxBytes.
+type taskTooBig struct{ size, limit int }
+
+func (e taskTooBig) Error() string {
+	return fmt.Sprintf("the answers would make the task store %d bytes, more than it may (%d)", e.size, e.limit)
+}
+
+// addResponses adds to t, in a store update, the responses for keys it
+// has outstanding, ignoring others (never asked, answered already,
+// superseded), as the extension asks. start says that t, waiting for
+// input, now has answers to run with: it is marked working, and the
+// caller starts the run after the update commits.
+func (s *Server) addResponses(t *Task, responses map[string]json.RawMessage) (start bool, err error) {
+	if t.Status.Terminal() {
+		return false, nil
+	}
+	var outstanding, pending map[string]json.RawMessage
+	_ = json.Unmarshal(t.InputRequests, &outstanding)
+	_ = json.Unmarshal(t.InputResponses, &pending)
+	if pending == nil {
+		pending = map[string]json.RawMessage{}
+	}
+	added := false
+	for k, v := range responses {
+		if _, asked := outstanding[k]; !asked {
+			continue
+		}
+		if _, have := pending[k]; !have {
+			pending[k], added = v, true
+		}
+	}
+	if !added {
+		return false, nil
+	}
+	raw, err := json.Marshal(pending)
+	if err != nil {
+		return false, err
+	}
+	if size := len(raw) + len(t.State) + len(t.Request) + len(t.InputRequests); size > s.tasks.opts.MaxBytes {
+		return false, taskTooBig{size, s.tasks.opts.MaxBytes}
+	}
+	t.InputResponses, t.UpdatedAt = raw, time.Now().UTC()
+	if t.Status != TaskInputRequired {
+		return false, nil // a run is going: it reads them when it ends (taskAsked)
+	}
+	t.Status, t.Lease = TaskWorking, time.Now().Add(s.tasks.lease())
+	return true, nil
+}
+
+// resumeTask runs a stored task again with the answers a tasks/update
+// brought.
+func (s *Server) resumeTask(task *Task, state []byte, pending json.RawMessage) {
+	var tc taskCall
+	if err := json.Unmarshal(task.Request, &tc); err != nil {
+		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "the task's call does not decode: %v", err))
+		return
+	}
+	s.runTask(task, &tc, state, pending)
+}
+
+// discoverCapabilities are the capabilities server/discover declares: the
+// tasks extension with a task store.
+func (s *Server) discoverCapabilities() map[string]any {
+	caps := map[string]any{"tools": map[string]any{"listChanged": false}}
+	if s.tasks != nil {
+		caps["extensions"] = map[string]any{ExtensionTasks: map[string]any{}}
+	}
+	return caps
+}

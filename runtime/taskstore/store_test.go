@@ -1,0 +1,156 @@
+package taskstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/taskstore"
+)
+
+func openStore(t *testing.T, path string) *taskstore.Store {
+	t.Helper()
+	s, err := taskstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newTask(id, owner string, ttl time.Duration) *runtime.Task {
+	now := time.Now().UTC()
+	return &runtime.Task{ID: id, Owner: owner, Status: runtime.TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(ttl), Request: json.RawMessage(`{"tool":"t"}`)}
+}
+
+// TestStoreKeepsTasksAcrossOpen: what a Store wrote is there, field for
+// field, after it is closed and the file opened again; IDs are unique.
+func TestStoreKeepsTasksAcrossOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	s := openStore(t, path)
+	task := newTask("a1", "alice", time.Hour)
+	task.State = []byte{4, 0, 1, 2}
+	task.InputRequests = json.RawMessage(`{"elicit":{"method":"elicitation/create","params":{}}}`)
+	if err := s.Create(ctx, task, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx, newTask("a1", "alice", time.Hour), 10); err == nil {
+		t.Error("a second task with the same ID was created")
+	}
+	if _, err := s.Update(ctx, "a1", func(t *runtime.Task) error {
+		t.Status, t.InputResponses = runtime.TaskInputRequired, json.RawMessage(`{"elicit":{"action":"decline"}}`)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, path)
+	defer s.Close()
+	got, err := s.Get(ctx, "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Owner != "alice" || got.Status != runtime.TaskInputRequired || string(got.State) != string(task.State) ||
+		string(got.InputRequests) != string(task.InputRequests) || string(got.InputResponses) != `{"elicit":{"action":"decline"}}` ||
+		!got.ExpiresAt.Equal(task.ExpiresAt) {
+		t.Fatalf("reopened task %+v, want %+v with the update", got, task)
+	}
+}
+
+// TestStoreBoundsAndExpiry: Create counts only the owner's live tasks
+// against the limit (expired ones are deleted on the way), expired tasks
+// are not found, and a failed change changes nothing.
+func TestStoreBoundsAndExpiry(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+	defer s.Close()
+	if err := s.Create(ctx, newTask("e1", "alice", time.Millisecond), 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"l1", "l2"} {
+		if err := s.Create(ctx, newTask(id, "alice", time.Hour), 2); err != nil {
+			t.Fatalf("Create %s beside an expired task: %v", id, err)
+		}
+	}
+	if err := s.Create(ctx, newTask("l3", "alice", time.Hour), 2); !errors.Is(err, runtime.ErrTaskLimit) {
+		t.Fatalf("a third live task of alice: %v, want ErrTaskLimit", err)
+	}
+	if err := s.Create(ctx, newTask("b1", "bob", time.Hour), 2); err != nil {
+		t.Fatalf("another owner's task: %v", err)
+	}
+	if _, err := s.Get(ctx, "e1"); !errors.Is(err, runtime.ErrTaskNotFound) {
+		t.Fatalf("an expired task: %v, want ErrTaskNotFound", err)
+	}
+	if _, err := s.Update(ctx, "e1", func(*runtime.Task) error { return nil }); !errors.Is(err, runtime.ErrTaskNotFound) {
+		t.Fatalf("Update of an expired task: %v", err)
+	}
+	boom := errors.New("boom")
+	if _, err := s.Update(ctx, "l1", func(t *runtime.Task) error { t.Status = runtime.TaskFailed; return boom }); !errors.Is(err, boom) {
+		t.Fatalf("a failing change: %v", err)
+	}
+	if got, _ := s.Get(ctx, "l1"); got.Status != runtime.TaskWorking {
+		t.Fatalf("a failed change was stored: %s", got.Status)
+	}
+	if _, err := s.Update(ctx, "l1", func(t *runtime.Task) error { t.ID = "other"; return nil }); err == nil {
+		t.Fatal("a change of the ID was stored")
+	}
+	if _, err := s.Get(ctx, "l2"); err != nil {
+		t.Fatalf("l2: %v", err)
+	}
+}
+
+// TestStoreZeroAndMisuse: a Store not made by Open, a closed one and bad
+// arguments give errors, never a panic; a file another Store holds is
+// refused, saying so.
+func TestStoreZeroAndMisuse(t *testing.T) {
+	ctx := context.Background()
+	for name, s := range map[string]*taskstore.Store{"nil": nil, "zero": {}} {
+		if err := s.Create(ctx, newTask("x", "", time.Hour), 1); err == nil || !strings.Contains(err.Error(), "taskstore.Open") {
+			t.Errorf("%s Store: Create: %v", name, err)
+		}
+		if _, err := s.Get(ctx, "x"); err == nil {
+			t.Errorf("%s Store: Get succeeded", name)
+		}
+		if _, err := s.Update(ctx, "x", func(*runtime.Task) error { return nil }); err == nil {
+			t.Errorf("%s Store: Update succeeded", name)
+		}
+		if err := s.Close(); err == nil {
+			t.Errorf("%s Store: Close succeeded", name)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	s := openStore(t, path)
+	if _, err := taskstore.Open(path); err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Errorf("a second Open of a held file: %v", err)
+	}
+	if err := s.Create(ctx, nil, 1); err == nil {
+		t.Error("Create(nil) succeeded")
+	}
+	if err := s.Create(ctx, &runtime.Task{}, 1); err == nil {
+		t.Error("Create of a task with no ID succeeded")
+	}
+	if _, err := s.Update(ctx, "x", nil); err == nil {
+		t.Error("Update with a nil change succeeded")
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Get(canceled, "x"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Get on a canceled context: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "x"); err == nil {
+		t.Error("Get on a closed Store succeeded")
+	}
+	if _, err := taskstore.Open(filepath.Join(t.TempDir(), "no", "such", "dir", "tasks.db")); err == nil {
+		t.Error("Open in a directory that does not exist succeeded")
+	}
+}

@@ -1,0 +1,270 @@
+// Package taskstore is the embedded runtime.TaskStore: tasks kept in one
+// file on local disk, so that a server restarted on the same file still
+// has them (a task waiting for a person survives its process).
+//
+//	store, err := taskstore.Open("/var/lib/mytool/tasks.db")
+//	if err != nil { ... }
+//	defer store.Close()
+//	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store}})
+//
+// The file is a bbolt database (go.etcd.io/bbolt): pure Go, one file,
+// ACID transactions with a fsync on every commit, the store etcd keeps its
+// data in, and actively maintained. Each write here is one transaction,
+// so a task a tools/call answered with has reached the disk, and a
+// process killed at any point leaves the file at its last commit. bbolt
+// locks the file: one process at a time opens it (Open waits a second for
+// a killed process's lock to go, then fails saying so); replicas that
+// share tasks use natscluster's Cluster.TaskStore (JetStream) instead.
+//
+// Expired tasks are not returned; Open deletes them, and Create deletes
+// those of the owner it counts. The stored fields are kept as the runtime
+// gives them, answers included, in the clear: the file is as private as
+// the server's own memory should be (mode 0600).
+package taskstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime"
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// Store is the embedded task store. Make it with Open; a Store made
+// otherwise (nil, or its zero value) stores nothing: every method returns
+// an error that says to call Open.
+type Store struct {
+	db *bolt.DB
+}
+
+var _ runtime.TaskStore = (*Store)(nil)
+
+var (
+	tasksBucket  = []byte("tasks")  // id → the task, JSON
+	ownersBucket = []byte("owners") // owner, NUL, id → nothing: the owner's tasks
+)
+
+var errNotOpen = errors.New("taskstore: the Store is not open: make it with taskstore.Open")
+
+// lockWait is how long Open waits for another process's lock on the file.
+const lockWait = time.Second
+
+// Open opens the store in the file at path, creating it (mode 0600) when
+// there is none, and deletes the tasks that have expired.
+func Open(path string) (*Store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("taskstore: %s is in use by another process (bbolt locks its file)", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("taskstore: opening %s: %w", path, err)
+	}
+	s := &Store{db: db}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{tasksBucket, ownersBucket} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		now := time.Now()
+		var expired []*runtime.Task
+		err := tx.Bucket(tasksBucket).ForEach(func(_, v []byte) error {
+			if t, err := decode(v); err != nil || !now.Before(t.ExpiresAt) {
+				if t != nil {
+					expired = append(expired, t)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, t := range expired {
+			if err := remove(tx, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("taskstore: preparing %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the file. A closed Store's methods return an error.
+func (s *Store) Close() error {
+	if s == nil || s.db == nil {
+		return errNotOpen
+	}
+	return s.db.Close()
+}
+
+func (s *Store) open() error {
+	if s == nil || s.db == nil {
+		return errNotOpen
+	}
+	return nil
+}
+
+// Create adds t; see runtime.TaskStore.
+func (s *Store) Create(ctx context.Context, t *runtime.Task, maxPerOwner int) error {
+	if err := s.open(); err != nil {
+		return err
+	}
+	if t == nil || t.ID == "" {
+		return errors.New("taskstore: Create needs a task with an ID")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("taskstore: encoding task %q: %w", t.ID, err)
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		tasks := tx.Bucket(tasksBucket)
+		if tasks.Get([]byte(t.ID)) != nil {
+			return fmt.Errorf("taskstore: task %q exists", t.ID)
+		}
+		live, err := ownerTasks(tx, t.Owner)
+		if err != nil {
+			return err
+		}
+		if maxPerOwner > 0 && len(live) >= maxPerOwner {
+			return runtime.ErrTaskLimit
+		}
+		if err := tasks.Put([]byte(t.ID), raw); err != nil {
+			return err
+		}
+		return tx.Bucket(ownersBucket).Put(ownerKey(t.Owner, t.ID), nil)
+	})
+}
+
+// Get returns the task; see runtime.TaskStore.
+func (s *Store) Get(ctx context.Context, id string) (*runtime.Task, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var t *runtime.Task
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		t, err = live(tx, id, time.Now())
+		return err
+	})
+	return t, err
+}
+
+// Update changes the task in one transaction; see runtime.TaskStore.
+func (s *Store) Update(ctx context.Context, id string, change func(*runtime.Task) error) (*runtime.Task, error) {
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	if change == nil {
+		return nil, errors.New("taskstore: Update needs a change")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var t *runtime.Task
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		var err error
+		if t, err = live(tx, id, time.Now()); err != nil {
+			return err
+		}
+		if err := change(t); err != nil {
+			return err
+		}
+		if t.ID != id {
+			return fmt.Errorf("taskstore: a change may not alter the ID of task %q", id)
+		}
+		raw, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("taskstore: encoding task %q: %w", id, err)
+		}
+		return tx.Bucket(tasksBucket).Put([]byte(id), raw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// live reads the task with the ID: ErrTaskNotFound when there is none or
+// it expired before now.
+func live(tx *bolt.Tx, id string, now time.Time) (*runtime.Task, error) {
+	v := tx.Bucket(tasksBucket).Get([]byte(id))
+	if v == nil {
+		return nil, runtime.ErrTaskNotFound
+	}
+	t, err := decode(v)
+	if err != nil {
+		return nil, err
+	}
+	if !now.Before(t.ExpiresAt) {
+		return nil, runtime.ErrTaskNotFound
+	}
+	return t, nil
+}
+
+// ownerTasks returns the owner's live tasks and deletes the expired ones
+// (tx is writable).
+func ownerTasks(tx *bolt.Tx, owner string) ([]*runtime.Task, error) {
+	prefix := ownerKey(owner, "")
+	now := time.Now()
+	var list, expired []*runtime.Task
+	c := tx.Bucket(ownersBucket).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		t, err := live(tx, string(k[len(prefix):]), now)
+		switch {
+		case errors.Is(err, runtime.ErrTaskNotFound):
+			if t == nil {
+				t = &runtime.Task{ID: string(k[len(prefix):]), Owner: owner}
+			}
+			expired = append(expired, t)
+		case err != nil:
+			return nil, err
+		default:
+			list = append(list, t)
+		}
+	}
+	for _, t := range expired {
+		if err := remove(tx, t); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+func remove(tx *bolt.Tx, t *runtime.Task) error {
+	if err := tx.Bucket(tasksBucket).Delete([]byte(t.ID)); err != nil {
+		return err
+	}
+	return tx.Bucket(ownersBucket).Delete(ownerKey(t.Owner, t.ID))
+}
+
+// ownerKey is the index key of the owner's task id. Owners are subjects,
+// which hold no NUL; ids are hex.
+func ownerKey(owner, id string) []byte {
+	k := make([]byte, 0, len(owner)+1+len(id))
+	k = append(k, owner...)
+	k = append(k, 0)
+	return append(k, id...)
+}
+
+func decode(v []byte) (*runtime.Task, error) {
+	t := new(runtime.Task)
+	if err := json.Unmarshal(v, t); err != nil {
+		return nil, fmt.Errorf("taskstore: a stored task does not decode: %w", err)
+	}
+	return t, nil
+}
