@@ -378,8 +378,9 @@
 // sent only once the task is in the store; the handler, unchanged, runs in
 // the background. When it elicits, the task goes input_required and
 // tasks/get shows the requests as inputRequests; tasks/update brings
-// answers (partial ones too; responses for keys not outstanding are
-// ignored; a key names one question for the task's life as long as the
+// answers (partial ones too: the task stays input_required, tasks/get
+// showing only the requests still unanswered, until every one has its
+// response; responses for keys not outstanding are ignored; a key names one question for the task's life as long as the
 // handler asks the same questions in the same order on every run, as on
 // input_required retries) and the handler runs
 // again from the top with the answers so far, as on an input_required

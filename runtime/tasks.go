@@ -683,6 +683,20 @@ func (s *Server) addResponses(t *Task, responses map[string]json.RawMessage) (st
 	if t.Status != TaskInputRequired {
 		return false, nil // a run is going: it reads them when it ends (taskAsked)
 	}
+	// Partial answers: the task stays input_required until every request
+	// has its response (SEP-2663), and tasks/get shows the unanswered ones.
+	left := make(map[string]json.RawMessage, len(outstanding))
+	for k, v := range outstanding {
+		if _, have := pending[k]; !have {
+			left[k] = v
+		}
+	}
+	if len(left) > 0 {
+		if t.InputRequests, err = json.Marshal(left); err != nil {
+			return false, err
+		}
+		return false, nil
+	}
 	t.Status, t.Lease = TaskWorking, time.Now().Add(s.tasks.lease())
 	return true, nil
 }

@@ -99,23 +99,16 @@ func TestTaskRoundsAndKeys(t *testing.T) {
 	}
 }
 
-// TestTaskAnswersDuringARun: an answer that a tasks/update brings while
-// the run it is for goes on (the task is working) is not lost: the run
-// that asked for it is followed at once by one that has it, and the task
-// completes without waiting for input again.
-func TestTaskAnswersDuringARun(t *testing.T) {
-	gate := make(chan struct{})
+// TestTaskPartialAnswersWait: a task asked two questions at once stays
+// input_required while one is unanswered (SEP-2663): a tasks/update with
+// one answer is acknowledged, tasks/get then shows only the other
+// question, and no run starts until both are answered; then one run has
+// both answers and the task completes.
+func TestTaskPartialAnswersWait(t *testing.T) {
 	rounds := make(chan int, 8)
 	url, _ := startServer(t, runtime.TaskOptions{PollInterval: 50 * time.Millisecond}, func(srv *runtime.Server) {
 		srv.AddTool(runtime.Tool{Name: "pair", TaskSupport: runtime.TaskRequired}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 			rounds <- req.Round
-			if req.Round == 1 {
-				select { // the run that has the first answer waits for the test
-				case <-gate:
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
-			}
 			var a, b map[string]any
 			err := runtime.AskTogether(ctx,
 				func(ctx context.Context) (err error) {
@@ -138,24 +131,33 @@ func TestTaskAnswersDuringARun(t *testing.T) {
 	if len(asked.Result.InputRequests) != 2 {
 		t.Fatalf("inputRequests %v, want elicit and elicit_2", asked.Result.InputRequests)
 	}
+	if got := <-rounds; got != 0 {
+		t.Fatalf("first run of round %d, want 0", got)
+	}
 	updateTask(t, url, id, `{"elicit":{"action":"accept","content":{"name":"ada"}}}`)
-	for _, want := range []int{0, 1} {
-		if got := <-rounds; got != want {
-			t.Fatalf("run of round %d, want %d", got, want)
-		}
+	r := getTask(t, url, id)
+	if _, still := r.Result.InputRequests["elicit_2"]; r.Result.Status != runtime.TaskInputRequired || len(r.Result.InputRequests) != 1 || !still {
+		t.Fatalf("after one of two answers: %s with %v, want input_required with only elicit_2", r.Result.Status, r.Result.InputRequests)
 	}
-	// The run of round 1 is held: the second answer comes while it goes on.
+	// The answered key again changes nothing.
+	updateTask(t, url, id, `{"elicit":{"action":"accept","content":{"name":"mallory"}}}`)
+	select {
+	case got := <-rounds:
+		t.Fatalf("a run of round %d started with a question unanswered", got)
+	default:
+	}
 	updateTask(t, url, id, `{"elicit_2":{"action":"accept","content":{"name":"bob"}}}`)
-	if r := getTask(t, url, id); r.Result.Status != runtime.TaskWorking {
-		t.Fatalf("the task is %s while its run goes on", r.Result.Status)
-	}
-	close(gate)
 	done := pollTask(t, url, id, runtime.TaskCompleted)
 	if got := resultText(t, done); got != "ada and bob" {
 		t.Fatalf("result %q", got)
 	}
-	if got := <-rounds; got != 2 {
-		t.Fatalf("the last run was of round %d, want 2", got)
+	if got := <-rounds; got != 1 {
+		t.Fatalf("the run with both answers was of round %d, want 1", got)
+	}
+	select {
+	case got := <-rounds:
+		t.Fatalf("one run more, of round %d", got)
+	default:
 	}
 }
 
