@@ -20,7 +20,8 @@ import (
 // params._meta, and its elicitation an "elicit" span child of the call's,
 // in a session (2025-11-25) and through input_required rounds (the SDK's
 // default, 2026-07-28, which it retries itself); a failing call is
-// recorded as a tool_error.
+// recorded as a tool_error (mcp.AddTool) or "_OTHER" (a raw handler's
+// plain error, sent with no code).
 func TestTelemetryGoSDKClient(t *testing.T) {
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
@@ -36,6 +37,9 @@ func TestTelemetryGoSDKClient(t *testing.T) {
 			})
 			gosdk.AddTool(a, &mcp.Tool{Name: "fail"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 				return nil, nil, errors.New("it failed")
+			})
+			a.AddTool(&mcp.Tool{Name: "raw-fail"}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return nil, errors.New("it failed")
 			})
 			hs := httptest.NewServer(gosdk.NewStreamableHTTPHandler(s, nil))
 			defer func() { hs.CloseClientConnections(); hs.Close() }()
@@ -60,7 +64,14 @@ func TestTelemetryGoSDKClient(t *testing.T) {
 			if err != nil || !res.IsError {
 				t.Fatalf("fail: %+v, %v", res, err)
 			}
-			tl.CheckFail(t, version, "tool_error")
+			tl.CheckFail(t, "fail", version, "tool_error")
+
+			// A raw handler's plain error is a JSON-RPC error without a
+			// code on the go-sdk's wire: error.type "_OTHER".
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "raw-fail", Meta: meta}); err == nil {
+				t.Fatal("raw-fail: no error")
+			}
+			tl.CheckFail(t, "raw-fail", version, "_OTHER")
 		})
 	}
 }

@@ -77,7 +77,7 @@ func TestTelemetryMCPGoClient(t *testing.T) {
 			if _, err := c.CallTool(ctx, call); err == nil {
 				t.Fatal("fail: no error")
 			}
-			tl.CheckFail(t, version, strconv.Itoa(mcp.INTERNAL_ERROR))
+			tl.CheckFail(t, "fail", version, strconv.Itoa(mcp.INTERNAL_ERROR))
 		})
 	}
 }

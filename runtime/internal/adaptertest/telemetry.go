@@ -167,12 +167,12 @@ func (tl *Telemetry) CheckAsk(t *testing.T, version string) {
 	}
 }
 
-// CheckFail checks the telemetry of one failed call, on version, of the
-// tool "fail": its span has error.type errorType and the Error status,
-// and so does its duration.
-func (tl *Telemetry) CheckFail(t *testing.T, version, errorType string) {
+// CheckFail checks the telemetry of one failed call, on version, of
+// tool: its span has error.type errorType and the Error status, and so
+// does its duration.
+func (tl *Telemetry) CheckFail(t *testing.T, tool, version, errorType string) {
 	t.Helper()
-	s := tl.callSpans(t, "fail", version, 1)[0]
+	s := tl.callSpans(t, tool, version, 1)[0]
 	want(t, s, telemetry.KeyErrorType.String(errorType))
 	if s.Status().Code != codes.Error {
 		t.Errorf("failed call's span status %v, want Error", s.Status())
