@@ -57,7 +57,7 @@ func (tl *Telemetry) named(name string) []sdktrace.ReadOnlySpan {
 func attr(s sdktrace.ReadOnlySpan, k attribute.Key) (v string, ok bool) {
 	for _, kv := range s.Attributes() {
 		if kv.Key == k {
-			return kv.Value.Emit(), true
+			return kv.Value.String(), true
 		}
 	}
 	return "", false
@@ -67,8 +67,8 @@ func attr(s sdktrace.ReadOnlySpan, k attribute.Key) (v string, ok bool) {
 func want(t *testing.T, s sdktrace.ReadOnlySpan, kv ...attribute.KeyValue) {
 	t.Helper()
 	for _, w := range kv {
-		if got, ok := attr(s, w.Key); !ok || got != w.Value.Emit() {
-			t.Errorf("span %q: %s = %q (set %v), want %q", s.Name(), w.Key, got, ok, w.Value.Emit())
+		if got, ok := attr(s, w.Key); !ok || got != w.Value.String() {
+			t.Errorf("span %q: %s = %q (set %v), want %q", s.Name(), w.Key, got, ok, w.Value.String())
 		}
 	}
 }
@@ -202,7 +202,7 @@ func histogramCount(rm metricdata.ResourceMetrics, name string, kv attribute.Key
 				continue
 			}
 			for _, dp := range h.DataPoints {
-				if v, ok := dp.Attributes.Value(kv.Key); ok && v.Emit() == kv.Value.Emit() {
+				if v, ok := dp.Attributes.Value(kv.Key); ok && v.String() == kv.Value.String() {
 					n += dp.Count
 				}
 			}
