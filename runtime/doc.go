@@ -366,7 +366,9 @@
 // form, mode and outcome) times the person's answer and elicit.pending
 // counts the elicitations waiting now; on 2026-07-28 that wait is the
 // client's, between two requests, and neither is recorded. The adapters
-// (runtime/gosdk, runtime/mcpgo) are not instrumented yet.
+// (runtime/gosdk, runtime/mcpgo) record the tools/call of their server the
+// same way with their own Options.TracerProvider and MeterProvider (see
+// their package docs for what their library does not tell them).
 //
 // # Tasks
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/go-elicit/elicit/runtime/internal/callctx"
 	"github.com/go-elicit/elicit/runtime/internal/telemetry"
 )
 
@@ -35,14 +36,25 @@ func (s *Server) observe(ctx context.Context, msg *message, protocol, sessionID 
 }
 
 // startAsk starts the telemetry of an elicitation asked through a: nil
-// (nothing recorded, nothing allocated) without Options.TracerProvider
-// and MeterProvider, and for an adapter's call, whose server has its own.
+// (nothing recorded, nothing allocated) without a TracerProvider and
+// MeterProvider, the server's (Options) for a call of this package's
+// Server, the adapter's (callctx.Observed) for an adapter's call.
 func startAsk(ctx context.Context, a asker, mode, form string, dropped []string) (context.Context, *telemetry.Ask) {
-	c, ok := a.(*call)
-	if !ok || c.session == nil || c.session.srv == nil || c.session.srv.tel == nil {
+	var tel *telemetry.T
+	switch c := a.(type) {
+	case *call:
+		if c.session != nil && c.session.srv != nil {
+			tel = c.session.srv.tel
+		}
+	case *adaptedCall:
+		if o, ok := c.c.(callctx.Observed); ok {
+			tel = o.Telemetry()
+		}
+	}
+	if tel == nil {
 		return ctx, nil
 	}
-	return c.session.srv.tel.StartAsk(ctx, telemetry.AskInfo{Mode: mode, Form: form, Protocol: a.protocol(), Dropped: dropped, RoundTrip: a.roundTrip()})
+	return tel.StartAsk(ctx, telemetry.AskInfo{Mode: mode, Form: form, Protocol: a.protocol(), Dropped: dropped, RoundTrip: a.roundTrip()})
 }
 
 // endAsk ends the telemetry of an elicitation that ended with err, after

@@ -32,6 +32,15 @@
 //	-stdio               serve MCP over stdin/stdout instead of HTTP (logs go to stderr)
 //	-v                   log to standard error
 //
+// Telemetry is exported as the standard OpenTelemetry variables ask:
+// OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER are "none" (the default:
+// nothing is recorded), "console" (pretty-printed JSON on standard output,
+// on standard error with -stdio: spans in batches within 5 s and when ze
+// exits, metrics every minute and when ze exits) or "otlp" (OTLP over HTTP, configured by
+// OTEL_EXPORTER_OTLP_ENDPOINT and the rest of the OTEL_EXPORTER_OTLP_*
+// variables); any other value stops ze at start with an error. The trace of
+// a call of ze_add_peer is in docs/telemetry.md.
+//
 // Every flag can also be set from the environment, as ZE_ and the flag's
 // name in capitals with '_' for '-' (ZE_NATS, ZE_REPLICA,
 // ZE_REQUEST_STATE_KEYS, ...); a flag given on the command line wins.
@@ -69,11 +78,12 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run serves until ctx ends (SIGINT or SIGTERM in main).
-func run(ctx context.Context, args []string, stderr io.Writer) int {
+// run serves until ctx ends (SIGINT or SIGTERM in main). The console
+// telemetry exporters write to stdout, or to stderr with -stdio.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ze", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
@@ -113,6 +123,23 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		AllowedHosts:       list(*allowedHosts),
 		AllowedOrigins:     list(*allowedOrigins),
 	}
+	console := stdout
+	if *stdio {
+		console = stderr // standard output carries only JSON-RPC
+	}
+	otel, err := newProviders(ctx, os.Getenv, console)
+	if err != nil {
+		fmt.Fprintf(stderr, "ze: %v\n", err)
+		return 2
+	}
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := otel.Shutdown(shutdownCtx); err != nil {
+			fmt.Fprintf(stderr, "ze: telemetry: %v\n", err)
+		}
+	}()
+	opts.TracerProvider, opts.MeterProvider = otel.tracer, otel.meter
 	if *keyFile != "" {
 		keys, err := readKeys(*keyFile)
 		if err != nil {

@@ -60,7 +60,7 @@ func TestZeClusterFlagsNeedKeysAndReplica(t *testing.T) {
 		{[]string{"-nats", "nats://127.0.0.1:1", "-request-state-keys", keys, "-replica", "r1", "-nats-storage", "disk"}, 2, `-nats-storage "disk": file or memory`},
 	} {
 		var stderr bytes.Buffer
-		if code := run(context.Background(), tc.args, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+		if code := run(context.Background(), tc.args, io.Discard, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("ze %q: exit %d, %q; want %d and %q", tc.args, code, stderr.String(), tc.code, tc.want)
 		}
 	}

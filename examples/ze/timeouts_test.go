@@ -16,26 +16,38 @@ import (
 // returns its host:port; it stops at the end of the test.
 func runZe(t *testing.T, args ...string) string {
 	t.Helper()
+	addr, stop := serveZe(t, io.Discard, args...)
+	t.Cleanup(stop)
+	return addr
+}
+
+// serveZe runs the example's HTTP server with args on a loopback port,
+// its standard output written to stdout, and returns its host:port and
+// what stops it (and fails the test unless it exits with 0).
+func serveZe(t *testing.T, stdout io.Writer, args ...string) (string, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw); pw.Close() }()
-	t.Cleanup(func() {
+	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), stdout, pw); pw.Close() }()
+	stop := func() {
 		cancel()
 		if code := <-done; code != 0 {
 			t.Errorf("ze exited with %d", code)
 		}
-	})
+	}
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
+		stop()
 		t.Fatal(err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on http://")
 	if !ok {
+		stop()
 		t.Fatalf("ze said %q", line)
 	}
-	return strings.TrimSuffix(addr, "/mcp")
+	return strings.TrimSuffix(addr, "/mcp"), stop
 }
 
 // TestZeServerTimeouts: the example's server, built the way the README

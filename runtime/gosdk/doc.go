@@ -82,6 +82,21 @@
 // ([runtime.ElicitURL]) works but [runtime.Session.CompleteURLElicitation]
 // and [runtime.URLElicitationRequired] are the runtime's only.
 //
+// # Telemetry
+//
+// The go-sdk emits no telemetry. With Options.TracerProvider and
+// Options.MeterProvider each call of a tool registered through the adapter
+// is recorded as the runtime records its own (see "Telemetry" in the
+// runtime package doc): a SERVER span "tools/call NAME", a child of the
+// traceparent in params._meta (else the HTTP headers'), with the MCP
+// conventions' attributes but jsonrpc.request.id and client.address (the
+// go-sdk tells a handler neither); mcp.server.operation.duration; an
+// "elicit" span per elicitation, a child of the call's, with the elicit.*
+// metrics; on 2026-07-28 the rounds of one call linked. A handler's error
+// is a tool_error for AddTool (the go-sdk answers it with an isError
+// result) and, for Adapter.AddTool, the code of a *jsonrpc.Error or
+// "_OTHER". Other methods (tools/list, initialize) are not recorded.
+//
 // # Limits
 //
 // The go-sdk writes "mode":"form" on every elicitation/create, even to a

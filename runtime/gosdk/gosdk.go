@@ -16,8 +16,11 @@ import (
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/internal/adapter"
 	"github.com/go-elicit/elicit/runtime/internal/callctx"
+	"github.com/go-elicit/elicit/runtime/internal/telemetry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultRequestStateTTL is how long a 2026-07-28 client may take to retry
@@ -41,6 +44,19 @@ type Options struct {
 	// runtime.DefaultElicitTimeout, negative no bound but the call's
 	// context.
 	ElicitTimeout time.Duration
+	// TracerProvider and MeterProvider, when set, record every call of a
+	// tool registered through the adapter as runtime.Options'
+	// TracerProvider and MeterProvider record the runtime's own: a SERVER
+	// span "tools/call NAME" and mcp.server.operation.duration, and for
+	// each elicitation in it an "elicit" span (a child of the call's) and
+	// the elicit.* metrics (see "Telemetry" in the runtime package doc).
+	// The call's span is a child of the go-sdk's span in the handler's
+	// context if there is one, else of the trace context in the request's
+	// params._meta, else in its HTTP headers. The go-sdk does not tell a
+	// handler the JSON-RPC id, so jsonrpc.request.id is not set. Nil (the
+	// default) records nothing.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // Adapter adds typed elicitation to one go-sdk server: the handlers of the
@@ -50,7 +66,8 @@ type Adapter struct {
 	server  *mcp.Server
 	states  *roundtrip.Codec
 	timeout time.Duration
-	listed  sync.Map // tool name → the inputSchema of a tool that asks for missing arguments
+	tel     *telemetry.T // nil: no TracerProvider, no MeterProvider
+	listed  sync.Map     // tool name → the inputSchema of a tool that asks for missing arguments
 }
 
 // New returns the adapter for s and installs on s the sending middleware
@@ -65,7 +82,7 @@ func New(s *mcp.Server, opts Options) *Adapter {
 	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
 	adapter.Must("gosdk.New", err)
 	s.AddSendingMiddleware(captureAnswers)
-	a := &Adapter{server: s, states: states, timeout: adapter.ElicitTimeout(opts.ElicitTimeout)}
+	a := &Adapter{server: s, states: states, timeout: adapter.ElicitTimeout(opts.ElicitTimeout), tel: telemetry.New(opts.TracerProvider, opts.MeterProvider)}
 	s.AddReceivingMiddleware(a.listSchemas)
 	return a
 }
@@ -102,23 +119,69 @@ func AddTool[In, Out any](a *Adapter, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]
 }
 
 // serve runs the body of a tool's call with the adapter's wrapping: the
-// call in ctx, and its input_required result on 2026-07-28. It fails, and
-// body does not run, when ctx or req is nil.
-func serve[Out any](ctx context.Context, a *Adapter, req *mcp.CallToolRequest,
+// call in ctx, its telemetry, and its input_required result on 2026-07-28.
+// It fails, and body does not run, when ctx or req is nil. typed says the
+// go-sdk turns an error body returns into an isError result (mcp.AddTool),
+// not a JSON-RPC error ((*mcp.Server).AddTool).
+func serve[Out any](ctx context.Context, a *Adapter, req *mcp.CallToolRequest, typed bool,
 	body func(ctx context.Context) (*mcp.CallToolResult, Out, error)) (*mcp.CallToolResult, Out, error) {
 	var zero Out
-	if ctx == nil {
+	switch {
+	case ctx == nil:
 		return nil, zero, errors.New("elicit: gosdk: the tool handler was called with a nil context")
+	case req == nil || req.Params == nil:
+		return nil, zero, errors.New("elicit: gosdk: the tool handler was called with no request")
 	}
-	c, err := a.begin(ctx, req)
-	if err != nil {
+	c := a.callOf(req)
+	ctx = c.Start(ctx, telemetryRequest(req))
+	res, out, err := run(ctx, a, c, req, body)
+	c.Finish(outcome(res, err, typed))
+	return res, out, err
+}
+
+// run is serve once the call is known.
+func run[Out any](ctx context.Context, a *Adapter, c *adapter.Call, req *mcp.CallToolRequest,
+	body func(ctx context.Context) (*mcp.CallToolResult, Out, error)) (*mcp.CallToolResult, Out, error) {
+	var zero Out
+	if err := a.begin(c, req); err != nil {
 		return nil, zero, err
 	}
 	res, out, herr := body(callctx.With(ctx, c))
-	if ir, err := end(c, herr); ir != nil || err != nil {
+	if ir, err := end(ctx, c, herr); ir != nil || err != nil {
 		return ir, zero, err
 	}
 	return res, out, herr
+}
+
+// telemetryRequest is what the span of req is made of.
+func telemetryRequest(req *mcp.CallToolRequest) telemetry.Request {
+	r := telemetry.Request{Target: req.Params.Name, Meta: telemetry.MetaOf(req.Params.Meta)}
+	if req.Session != nil {
+		r.SessionID = req.Session.ID()
+	}
+	if req.Extra != nil {
+		r.Header = req.Extra.Header
+	}
+	return r
+}
+
+// outcome is how a call the handler answered with res and err ends on
+// the wire: an isError result, or a JSON-RPC error (with no code when
+// the error is not a *jsonrpc.Error: the go-sdk sends 0).
+func outcome(res *mcp.CallToolResult, err error, typed bool) telemetry.Outcome {
+	var werr *jsonrpc.Error
+	switch {
+	case err == nil:
+		return telemetry.Outcome{ToolError: res != nil && res.IsError}
+	case typed:
+		if werr, ok := err.(*jsonrpc.Error); ok {
+			return telemetry.Outcome{Code: int(werr.Code)}
+		}
+		return telemetry.Outcome{ToolError: true}
+	case errors.As(err, &werr) && werr.Code != 0:
+		return telemetry.Outcome{Code: int(werr.Code)}
+	}
+	return telemetry.Outcome{Other: true}
 }
 
 // toolArgs is the decoder of a tool's arguments, as runtime.AddTool's (see
@@ -183,7 +246,7 @@ func addAsking[In, Out any](a *Adapter, t *mcp.Tool, args *runtime.ToolArgs[In],
 	a.listed.Store(t.Name, args.InputSchema())
 	fill := ownDefaults(t)
 	mcp.AddTool(a.server, &loose, func(ctx context.Context, req *mcp.CallToolRequest, _ json.RawMessage) (*mcp.CallToolResult, Out, error) {
-		return serve(ctx, a, req, func(ctx context.Context) (*mcp.CallToolResult, Out, error) {
+		return serve(ctx, a, req, true, func(ctx context.Context) (*mcp.CallToolResult, Out, error) {
 			in, res, err := args.Decode(ctx, fill(req.Params.Arguments))
 			switch {
 			case res != nil:
@@ -236,7 +299,7 @@ func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) {
 		t = &cp
 	}
 	a.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, _, err := serve(ctx, a, req, func(ctx context.Context) (*mcp.CallToolResult, struct{}, error) {
+		res, _, err := serve(ctx, a, req, false, func(ctx context.Context) (*mcp.CallToolResult, struct{}, error) {
 			res, err := h(ctx, req)
 			return res, struct{}{}, err
 		})
@@ -244,18 +307,21 @@ func (a *Adapter) AddTool(t *mcp.Tool, h mcp.ToolHandler) {
 	})
 }
 
-// begin returns the call of req that the handler's ctx carries: the
-// client's version and capabilities, its way to ask, and on 2026-07-28 its
-// round trip.
-func (a *Adapter) begin(ctx context.Context, req *mcp.CallToolRequest) (*adapter.Call, error) {
-	if req == nil || req.Params == nil {
-		return nil, errors.New("elicit: gosdk: the tool handler was called with no request")
-	}
-	c := &adapter.Call{Version: req.ProtocolVersion(), Timeout: a.timeout}
+// callOf returns the call of req that the handler's ctx carries: the
+// client's version and capabilities, its way to ask in a session, and the
+// adapter's telemetry. begin gives it its round trip on 2026-07-28.
+func (a *Adapter) callOf(req *mcp.CallToolRequest) *adapter.Call {
+	c := &adapter.Call{Version: req.ProtocolVersion(), Timeout: a.timeout, Tel: a.tel}
 	if caps := req.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
 		c.Declared, c.Form, c.URL = true, caps.Elicitation.Form != nil, caps.Elicitation.URL != nil
 	}
 	c.Capabilities = capabilitiesOf(req.ClientCapabilities())
+	return c
+}
+
+// begin gives call c of req its way to ask: in the session, or on
+// 2026-07-28 through the round trip.
+func (a *Adapter) begin(c *adapter.Call, req *mcp.CallToolRequest) error {
 	if !adapter.IsInputRequired(c.Version) {
 		c.Send = func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 			return askSession(ctx, req, params)
@@ -263,7 +329,7 @@ func (a *Adapter) begin(ctx context.Context, req *mcp.CallToolRequest) (*adapter
 		c.SendRequest = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			return sendSession(ctx, req, method, params)
 		}
-		return c, nil
+		return nil
 	}
 	// Every response goes back to JSON: the runtime decodes each by the
 	// method its key was asked with (sealed in the state), whatever type
@@ -275,7 +341,7 @@ func (a *Adapter) begin(ctx context.Context, req *mcp.CallToolRequest) (*adapter
 		}
 		raw, err := json.Marshal(v)
 		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q]: %v", k, err)}
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q]: %v", k, err)}
 		}
 		if string(raw) != "null" {
 			responses[k] = raw
@@ -283,20 +349,21 @@ func (a *Adapter) begin(ctx context.Context, req *mcp.CallToolRequest) (*adapter
 	}
 	run, err := adapter.Begin(a.states, req.Params.Name, req.Params.Arguments, req.Params.RequestState, responses)
 	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	c.Run = run
-	return c, nil
+	return nil
 }
 
 // end turns a run that asked for input into the input_required result,
 // whatever the handler returned, and a missing capability on a 2026-07-28
-// request into -32021. Both nil: the handler's own result stands.
-func end(c *adapter.Call, herr error) (*mcp.CallToolResult, error) {
+// request into -32021. Both nil: the handler's own result stands. ctx
+// holds the call's span.
+func end(ctx context.Context, c *adapter.Call, herr error) (*mcp.CallToolResult, error) {
 	if c.Run == nil {
 		return nil, nil
 	}
-	asked, state, err := c.Run.End()
+	asked, state, err := c.Run.End(ctx, c.Tel)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}

@@ -60,25 +60,19 @@ func TestReaskGoSDKClient(t *testing.T) {
 				{"host": "web 1", "replicas": 3, "canary": true},
 				{"host": "web1", "replicas": 3, "canary": true},
 			}
-			client := mcp.NewClient(&mcp.Implementation{Name: "reask-test", Version: "1"}, &mcp.ClientOptions{
-				ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-					mu.Lock()
-					defer mu.Unlock()
-					asked = append(asked, req.Params)
-					if len(answers) == 0 {
-						return &mcp.ElicitResult{Action: "cancel"}, nil
-					}
-					a := answers[0]
-					answers = answers[1:]
-					return &mcp.ElicitResult{Action: "accept", Content: a}, nil
-				},
-			})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cs := sdkSession(t, ctx, hs.URL, version, func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				asked = append(asked, req.Params)
+				if len(answers) == 0 {
+					return &mcp.ElicitResult{Action: "cancel"}, nil
+				}
+				a := answers[0]
+				answers = answers[1:]
+				return &mcp.ElicitResult{Action: "accept", Content: a}, nil
+			})
 			defer cs.Close()
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "place-reask"})
 			if err != nil {
@@ -109,4 +103,17 @@ func TestReaskGoSDKClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sdkSession connects the official Go SDK client to url on version (""
+// its default, 2026-07-28), answering elicitations with answer; the caller
+// closes the session before the server.
+func sdkSession(t *testing.T, ctx context.Context, url, version string, answer func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: answer})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }

@@ -77,6 +77,21 @@
 // [runtime.Session.CompleteURLElicitation] and
 // [runtime.URLElicitationRequired] are the runtime's only.
 //
+// # Telemetry
+//
+// With Options.TracerProvider and Options.MeterProvider every tools/call
+// of the server is recorded as the runtime records its own (see
+// "Telemetry" in the runtime package doc), beside or instead of mcp-go's
+// own spans (server.WithTracer, under mcp-go's names): a SERVER span
+// "tools/call NAME" with the MCP conventions' attributes but
+// jsonrpc.request.id and client.address (mcp-go tells a handler neither),
+// a child of an OpenTelemetry span already in the handler's context, else
+// of the traceparent in params._meta, else of the HTTP headers';
+// mcp.server.operation.duration, with error.type -32603 for a handler's
+// error (what mcp-go answers); an "elicit" span per elicitation, a child
+// of the call's, with the elicit.* metrics; on 2026-07-28 the rounds of
+// one call linked. Other methods are not recorded.
+//
 // # Limits
 //
 // Accepted content arrives decoded by mcp-go (numbers as float64), so an

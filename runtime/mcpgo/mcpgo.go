@@ -13,8 +13,11 @@ import (
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/internal/adapter"
 	"github.com/go-elicit/elicit/runtime/internal/callctx"
+	"github.com/go-elicit/elicit/runtime/internal/telemetry"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultRequestStateTTL is how long a 2026-07-28 client may take to retry
@@ -38,6 +41,19 @@ type Options struct {
 	// runtime.DefaultElicitTimeout, negative no bound but the call's
 	// context.
 	ElicitTimeout time.Duration
+	// TracerProvider and MeterProvider, when set, record every tools/call
+	// of the server as runtime.Options' TracerProvider and MeterProvider
+	// record the runtime's own: a SERVER span "tools/call NAME" and
+	// mcp.server.operation.duration, and for each elicitation in it an
+	// "elicit" span (a child of the call's) and the elicit.* metrics (see
+	// "Telemetry" in the runtime package doc). The call's span is a child
+	// of the span in the handler's context if there is one (mcp-go's own,
+	// server.WithTracer, when it is an OpenTelemetry span), else of the
+	// trace context in the request's params._meta, else in its HTTP
+	// headers. mcp-go does not tell a handler the JSON-RPC id, so
+	// jsonrpc.request.id is not set. Nil (the default) records nothing.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // Adapter adds typed elicitation to one mcp-go server: the handler of every
@@ -47,6 +63,7 @@ type Adapter struct {
 	server  *server.MCPServer
 	states  *roundtrip.Codec
 	timeout time.Duration
+	tel     *telemetry.T // nil: no TracerProvider, no MeterProvider
 }
 
 // New returns the adapter for s and installs its tool middleware on s
@@ -61,14 +78,14 @@ func New(s *server.MCPServer, opts Options) *Adapter {
 	}
 	states, err := adapter.NewCodec(opts.RequestStateKeys, opts.RequestStateTTL)
 	adapter.Must("mcpgo.New", err)
-	a := &Adapter{server: s, states: states, timeout: adapter.ElicitTimeout(opts.ElicitTimeout)}
+	a := &Adapter{server: s, states: states, timeout: adapter.ElicitTimeout(opts.ElicitTimeout), tel: telemetry.New(opts.TracerProvider, opts.MeterProvider)}
 	s.Use(a.middleware)
 	return a
 }
 
-// middleware puts the call into the handler's context and, on a
-// 2026-07-28 request, turns a run that asked for input into the
-// input_required result, whatever the handler returned.
+// middleware puts the call into the handler's context, records its
+// telemetry and, on a 2026-07-28 request, turns a run that asked for input
+// into the input_required result, whatever the handler returned.
 func (a *Adapter) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		switch {
@@ -78,50 +95,92 @@ func (a *Adapter) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc
 			return nil, errors.New("elicit: mcpgo: the tool handler was called with a nil context")
 		}
 		c := a.callOf(ctx)
-		if !server.IsModernRequest(ctx) {
-			return next(callctx.With(ctx, c), req)
+		ctx = c.Start(ctx, telemetryRequest(ctx, req))
+		res, err := a.serve(ctx, c, req, next)
+		c.Finish(outcome(ctx, res, err))
+		return res, err
+	}
+}
+
+// serve runs next on the call c of req.
+func (a *Adapter) serve(ctx context.Context, c *adapter.Call, req mcp.CallToolRequest, next server.ToolHandlerFunc) (*mcp.CallToolResult, error) {
+	if !server.IsModernRequest(ctx) {
+		return next(callctx.With(ctx, c), req)
+	}
+	args := rawArguments(req)
+	responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
+	for k, v := range req.Params.InputResponses {
+		raw, err := json.Marshal(v) // an undecoded response marshals to its raw JSON
+		if err != nil || len(raw) == 0 || raw[0] != '{' {
+			return nil, fmt.Errorf("inputResponses[%q] must be an object", k)
 		}
-		args := rawArguments(req)
-		responses := make(map[string]json.RawMessage, len(req.Params.InputResponses))
-		for k, v := range req.Params.InputResponses {
-			raw, err := json.Marshal(v) // an undecoded response marshals to its raw JSON
-			if err != nil || len(raw) == 0 || raw[0] != '{' {
-				return nil, fmt.Errorf("inputResponses[%q] must be an object", k)
-			}
-			responses[k] = raw
-		}
-		run, err := adapter.Begin(a.states, req.Params.Name, args, req.Params.RequestState, responses)
+		responses[k] = raw
+	}
+	run, err := adapter.Begin(a.states, req.Params.Name, args, req.Params.RequestState, responses)
+	if err != nil {
+		return nil, err
+	}
+	c.Run, c.Send, c.SendRequest = run, nil, nil
+	res, herr := next(callctx.With(ctx, c), req)
+	asked, state, err := run.End(ctx, c.Tel)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(asked) == 0:
+		return res, herr
+	}
+	reqs := make(mcp.InputRequests, len(asked))
+	for _, r := range asked {
+		ir, err := inputRequest(r)
 		if err != nil {
 			return nil, err
 		}
-		c.Run, c.Send, c.SendRequest = run, nil, nil
-		res, herr := next(callctx.With(ctx, c), req)
-		asked, state, err := run.End()
-		switch {
-		case err != nil:
-			return nil, err
-		case len(asked) == 0:
-			return res, herr
-		}
-		reqs := make(mcp.InputRequests, len(asked))
-		for _, r := range asked {
-			ir, err := inputRequest(r)
-			if err != nil {
-				return nil, err
-			}
-			reqs[r.Key] = ir
-		}
-		return &mcp.CallToolResult{
-			Result:               mcp.Result{ResultType: mcp.ResultTypeInputRequired},
-			MultiRoundTripResult: mcp.MultiRoundTripResult{InputRequests: reqs, RequestState: state},
-		}, nil
+		reqs[r.Key] = ir
 	}
+	return &mcp.CallToolResult{
+		Result:               mcp.Result{ResultType: mcp.ResultTypeInputRequired},
+		MultiRoundTripResult: mcp.MultiRoundTripResult{InputRequests: reqs, RequestState: state},
+	}, nil
+}
+
+// telemetryRequest is what the span of req (in ctx) is made of. Only a
+// request that came over HTTP names its session: over stdio mcp-go's
+// session id is not on the wire.
+func telemetryRequest(ctx context.Context, req mcp.CallToolRequest) telemetry.Request {
+	r := telemetry.Request{Target: req.Params.Name, Header: req.Header}
+	if req.Params.Meta != nil {
+		r.Meta = telemetry.MetaOf(req.Params.Meta.AdditionalFields)
+	}
+	if s := server.ClientSessionFromContext(ctx); s != nil && req.Header != nil {
+		r.SessionID = s.SessionID()
+	}
+	return r
+}
+
+// outcome is how mcp-go answers a call whose handler returned res and
+// err: a handler's error is -32603 (but a URL elicitation required of a
+// client before 2026-07-28, its own code), no result too.
+func outcome(ctx context.Context, res *mcp.CallToolResult, err error) telemetry.Outcome {
+	var url mcp.URLElicitationRequiredError
+	var urlp *mcp.URLElicitationRequiredError
+	switch {
+	case err == nil && res == nil:
+		return telemetry.Outcome{Code: mcp.INTERNAL_ERROR}
+	case err == nil:
+		return telemetry.Outcome{ToolError: res.IsError}
+	case server.IsModernRequest(ctx):
+	case errors.As(err, &url):
+		return telemetry.Outcome{Code: url.JSONRPCError().Error.Code}
+	case errors.As(err, &urlp) && urlp != nil:
+		return telemetry.Outcome{Code: urlp.JSONRPCError().Error.Code}
+	}
+	return telemetry.Outcome{Code: mcp.INTERNAL_ERROR}
 }
 
 // callOf is the call of the request ctx belongs to: the client's version
 // and capabilities and its way to ask in a session.
 func (a *Adapter) callOf(ctx context.Context) *adapter.Call {
-	c := &adapter.Call{Version: server.RequestProtocolVersion(ctx), Timeout: a.timeout}
+	c := &adapter.Call{Version: server.RequestProtocolVersion(ctx), Timeout: a.timeout, Tel: a.tel}
 	var caps *mcp.ClientCapabilities
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		caps = info.ClientCapabilities

@@ -17,6 +17,7 @@ import (
 	"github.com/go-elicit/elicit/internal/roundtrip"
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/internal/callctx"
+	"github.com/go-elicit/elicit/runtime/internal/telemetry"
 )
 
 // stateLabel keeps the adapters' requestState ciphertexts apart from the
@@ -97,9 +98,21 @@ type Request struct {
 
 // End returns what the run asked for, in order, and the requestState to
 // send with them; no requests (and no state) when the run asked nothing
-// new, and the handler's own result stands.
-func (r *Run) End() ([]Request, string, error) {
+// new, and the handler's own result stands. With telemetry tel, the span
+// of the call in ctx is linked to the call's first round and notes its
+// round and resultType, and the state carries what links the next round
+// to the first (as the runtime's own 2026-07-28 calls do).
+func (r *Run) End(ctx context.Context, tel *telemetry.T) ([]Request, string, error) {
 	asked := r.run.Requests()
+	if tel != nil {
+		rounds := tel.ResumeRound(ctx, r.run.Telemetry())
+		if len(asked) == 0 {
+			tel.Round(ctx, r.run.Round(), "complete")
+		} else {
+			tel.Round(ctx, r.run.Round(), "input_required")
+			r.run.SetTelemetry(tel.SealRound(ctx, rounds))
+		}
+	}
 	if len(asked) == 0 {
 		return nil, "", nil
 	}
@@ -147,12 +160,45 @@ type Call struct {
 	// session: sampling/createMessage or roots/list with params, returning
 	// the client's raw result. Nil: the call cannot send them in a session.
 	SendRequest func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	// Tel is the adapter's telemetry (its Options.TracerProvider and
+	// MeterProvider), nil for none.
+	Tel *telemetry.T
+
+	op *telemetry.Op // Start's, ended by Finish
 }
 
 var (
 	_ callctx.Call      = (*Call)(nil)
 	_ callctx.Requester = (*Call)(nil)
+	_ callctx.Observed  = (*Call)(nil)
 )
+
+// Telemetry is the adapter's telemetry, which records the elicitations of
+// the call.
+func (c *Call) Telemetry() *telemetry.T { return c.Tel }
+
+// Start starts the telemetry of the tools/call c serves, as the runtime
+// records its own (telemetry.T.Start): r names the tool (Target), the
+// session (SessionID, dropped on 2026-07-28) and what carries the trace
+// context (Meta, Header); its Method and Protocol are set here. It returns
+// the context the handler runs in. The span's parent is the span the
+// library already put on ctx, else the trace context of r.Meta, else of
+// r.Header. Without telemetry it returns ctx and records nothing.
+func (c *Call) Start(ctx context.Context, r telemetry.Request) context.Context {
+	if c.Tel == nil {
+		return ctx
+	}
+	r.Method, r.Protocol = toolsCall, c.Version
+	if IsInputRequired(c.Version) {
+		r.SessionID = "" // mcp.session.id must not be set on 2026-07-28
+	}
+	r.KeepParent = true // a span of the library's is the parent
+	ctx, c.op = c.Tel.Start(ctx, r)
+	return ctx
+}
+
+// Finish ends what Start started, with the call's outcome.
+func (c *Call) Finish(o telemetry.Outcome) { c.op.End(o) }
 
 // ProtocolVersion is the request's protocol version.
 func (c *Call) ProtocolVersion() string { return c.Version }

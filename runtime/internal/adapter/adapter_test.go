@@ -52,7 +52,7 @@ func TestRunRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reqs, state, err := run.End(); reqs != nil || state != "" || err != nil {
+	if reqs, state, err := run.End(context.Background(), nil); reqs != nil || state != "" || err != nil {
 		t.Fatalf("End before any ask: %v %q %v", reqs, state, err)
 	}
 	if _, err := run.ask("f", params(`first "one"`)); !errors.Is(err, runtime.ErrInputRequired) {
@@ -61,7 +61,7 @@ func TestRunRoundTrip(t *testing.T) {
 	if _, err := run.ask("f", params("second")); !errors.Is(err, runtime.ErrInputRequired) {
 		t.Fatalf("second ask, answered up front: %v", err)
 	}
-	reqs, state, err := run.End()
+	reqs, state, err := run.End(context.Background(), nil)
 	if err != nil || len(reqs) != 2 || state == "" {
 		t.Fatalf("End: %+v %q %v", reqs, state, err)
 	}
@@ -151,7 +151,7 @@ func TestElicit(t *testing.T) {
 	if _, err := runtime.Elicit[testform.NameForm](in(stateless), "Who?", runtime.WithKey("who")); !errors.Is(err, runtime.ErrInputRequired) {
 		t.Errorf("an answer under WithKey's key, never asked: %v", err)
 	}
-	reqs, state, _ := run.End()
+	reqs, state, _ := run.End(context.Background(), nil)
 	if p, _ := ParseParams(reqs[0].Params); len(reqs) != 2 || reqs[0].Key != "name_form" || p.Message != "Who?" || reqs[1].Key != "who" {
 		t.Errorf("requests %+v", reqs)
 	}

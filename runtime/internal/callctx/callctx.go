@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/go-elicit/elicit/runtime/internal/telemetry"
 )
 
 // Call is what the runtime needs of an adapted tool call to elicit in it.
@@ -41,6 +43,15 @@ type Requester interface {
 	// ClientCapabilities is the capabilities object the client declared (on
 	// 2026-07-28 in the request's _meta), nil when unknown.
 	ClientCapabilities() json.RawMessage
+}
+
+// Observed is what a Call also implements when its adapter records
+// telemetry (the adapters' Options.TracerProvider and MeterProvider): the
+// elicitations asked in the call are recorded by that telemetry, their
+// spans children of the call's span in the handler's context. A nil
+// *telemetry.T records nothing.
+type Observed interface {
+	Telemetry() *telemetry.T
 }
 
 type key struct{}

@@ -180,6 +180,28 @@ func (m metaCarrier) Keys() []string {
 	return keys
 }
 
+// MetaOf is the trace context in a request's params._meta as a library
+// decoded it (values of any type): the propagator's fields (traceparent,
+// tracestate, baggage) that are strings, nil when there are none.
+func MetaOf(meta map[string]any) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	for _, k := range propagator().Fields() {
+		s, ok := meta[k].(string)
+		if !ok {
+			continue
+		}
+		raw, err := json.Marshal(s)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]json.RawMessage, 3)
+		}
+		out[k] = raw
+	}
+	return out
+}
+
 // Request is what a span of one request is made of.
 type Request struct {
 	Method string
@@ -196,8 +218,16 @@ type Request struct {
 	// HTTP is the request's HTTP request; nil over stdio (and for an
 	// adapter that does not know it).
 	HTTP *http.Request
+	// Header is the HTTP request's header when HTTP is not known (an
+	// adapter's library passes on only the header), nil when the request
+	// did not come over HTTP.
+	Header http.Header
 	// Stdio says the request came over stdio.
 	Stdio bool
+	// KeepParent says a span already in ctx is the parent (an adapter's
+	// library made it from the same trace context): nothing is extracted
+	// then.
+	KeepParent bool
 }
 
 // Op is one request being served; its zero value (from a nil *T) does
@@ -221,12 +251,8 @@ func (t *T) Start(ctx context.Context, r Request) (context.Context, *Op) {
 	if t.tracer == nil {
 		return ctx, op
 	}
-	prop := propagator()
-	if r.HTTP != nil {
-		ctx = prop.Extract(ctx, propagation.HeaderCarrier(r.HTTP.Header))
-	}
-	if r.Meta != nil {
-		ctx = prop.Extract(ctx, metaCarrier(r.Meta))
+	if !r.KeepParent || !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = extract(ctx, r)
 	}
 	attrs := op.attrs
 	if r.ID != nil {
@@ -237,6 +263,22 @@ func (t *T) Start(ctx context.Context, r Request) (context.Context, *Op) {
 	}
 	ctx, op.span = t.tracer.Start(ctx, spanName(r.Method, r.Target), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 	return ctx, op
+}
+
+// extract returns ctx with the trace context request r carries:
+// params._meta's, else the HTTP headers'.
+func extract(ctx context.Context, r Request) context.Context {
+	prop := propagator()
+	switch {
+	case r.HTTP != nil:
+		ctx = prop.Extract(ctx, propagation.HeaderCarrier(r.HTTP.Header))
+	case r.Header != nil:
+		ctx = prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
+	}
+	if r.Meta != nil {
+		ctx = prop.Extract(ctx, metaCarrier(r.Meta))
+	}
+	return ctx
 }
 
 // spanName is "{mcp.method.name} {target}", or the method alone.
@@ -293,6 +335,8 @@ func requestAttrs(r Request) []attribute.KeyValue {
 				a = append(a, KeyClientPort.Int(p))
 			}
 		}
+	case r.Header != nil:
+		a = append(a, KeyTransport.String("tcp"), KeyNetProtocol.String("http"))
 	}
 	return a
 }
@@ -315,6 +359,9 @@ type Outcome struct {
 	Code int
 	// ToolError says a tools/call result had isError.
 	ToolError bool
+	// Other says the request failed with an error that carries no
+	// JSON-RPC code (Code is 0): error.type is "_OTHER".
+	Other bool
 }
 
 // End ends the request's span and records its duration.
@@ -329,6 +376,8 @@ func (op *Op) End(o Outcome) {
 		attrs = append(attrs, KeyErrorType.String(code), KeyStatusCode.String(code))
 	case o.ToolError:
 		attrs = append(attrs, KeyErrorType.String("tool_error"))
+	case o.Other:
+		attrs = append(attrs, KeyErrorType.String("_OTHER"))
 	}
 	if op.t.metered {
 		op.t.opDur.Record(context.Background(), time.Since(op.start).Seconds(), metric.WithAttributes(attrs...))
@@ -337,7 +386,7 @@ func (op *Op) End(o Outcome) {
 		return
 	}
 	op.span.SetAttributes(attrs[len(op.attrs):]...)
-	if o.Code != 0 || o.ToolError {
+	if o.Code != 0 || o.ToolError || o.Other {
 		op.span.SetStatus(codes.Error, "")
 	}
 	op.span.End()
