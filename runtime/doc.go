@@ -329,7 +329,8 @@
 // API; nil, the default, records nothing and costs nothing), every request
 // is traced and timed as the MCP semantic conventions say
 // (open-telemetry/semantic-conventions-genai, model/mcp), on every
-// protocol version and transport:
+// protocol version and transport, except initialize (a session's start
+// is timed by mcp.server.session.duration instead):
 //
 //   - a span of kind SERVER named "{mcp.method.name} {target}" ("tools/call
 //     ze_execute", "tools/list"), a child of the trace context the request
