@@ -95,7 +95,8 @@
 // metrics; on 2026-07-28 the rounds of one call linked. A handler's error
 // is a tool_error for AddTool (the go-sdk answers it with an isError
 // result) and, for Adapter.AddTool, the code of a *jsonrpc.Error or
-// "_OTHER". Other methods (tools/list, initialize) are not recorded.
+// "_OTHER". Over stdio the span says network.transport "pipe" and no
+// mcp.session.id. Other methods (tools/list, initialize) are not recorded.
 //
 // # Limits
 //

@@ -90,7 +90,8 @@
 // mcp.server.operation.duration, with error.type -32603 for a handler's
 // error (what mcp-go answers); an "elicit" span per elicitation, a child
 // of the call's, with the elicit.* metrics; on 2026-07-28 the rounds of
-// one call linked. Other methods are not recorded.
+// one call linked. Over stdio the span says network.transport "pipe" and
+// no mcp.session.id. Other methods are not recorded.
 //
 // # Limits
 //

@@ -145,13 +145,17 @@ func (a *Adapter) serve(ctx context.Context, c *adapter.Call, req mcp.CallToolRe
 
 // telemetryRequest is what the span of req (in ctx) is made of. Only a
 // request that came over HTTP names its session: over stdio mcp-go's
-// session id is not on the wire.
+// session id is not on the wire. mcp-go passes an empty header over
+// stdio; a Streamable HTTP request has at least its Content-Type.
 func telemetryRequest(ctx context.Context, req mcp.CallToolRequest) telemetry.Request {
-	r := telemetry.Request{Target: req.Params.Name, Header: req.Header}
+	r := telemetry.Request{Target: req.Params.Name}
+	if len(req.Header) > 0 {
+		r.Header = req.Header
+	}
 	if req.Params.Meta != nil {
 		r.Meta = telemetry.MetaOf(req.Params.Meta.AdditionalFields)
 	}
-	if s := server.ClientSessionFromContext(ctx); s != nil && req.Header != nil {
+	if s := server.ClientSessionFromContext(ctx); s != nil && r.Header != nil {
 		r.SessionID = s.SessionID()
 	}
 	return r

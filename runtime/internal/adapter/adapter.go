@@ -179,8 +179,9 @@ func (c *Call) Telemetry() *telemetry.T { return c.Tel }
 
 // Start starts the telemetry of the tools/call c serves, as the runtime
 // records its own (telemetry.T.Start): r names the tool (Target), the
-// session (SessionID, dropped on 2026-07-28) and what carries the trace
-// context (Meta, Header); its Method and Protocol are set here. It returns
+// session (SessionID, dropped on 2026-07-28 and over stdio) and what
+// carries the trace context (Meta, Header: nil over stdio); its Method,
+// Protocol and Stdio are set here. It returns
 // the context the handler runs in. The span's parent is the span the
 // library already put on ctx, else the trace context of r.Meta, else of
 // r.Header. Without telemetry it returns ctx and records nothing.
@@ -189,8 +190,11 @@ func (c *Call) Start(ctx context.Context, r telemetry.Request) context.Context {
 		return ctx
 	}
 	r.Method, r.Protocol = toolsCall, c.Version
-	if IsInputRequired(c.Version) {
-		r.SessionID = "" // mcp.session.id must not be set on 2026-07-28
+	// Both libraries pass on the HTTP request's header, and none over
+	// stdio, whose session has no id on the wire.
+	r.Stdio = r.HTTP == nil && r.Header == nil
+	if IsInputRequired(c.Version) || r.Stdio {
+		r.SessionID = "" // mcp.session.id must not be set on 2026-07-28, nor over stdio
 	}
 	r.KeepParent = true // a span of the library's is the parent
 	ctx, c.op = c.Tel.Start(ctx, r)

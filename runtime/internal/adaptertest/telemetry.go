@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/go-elicit/elicit/runtime"
@@ -27,6 +28,9 @@ type Telemetry struct {
 	Reader         *sdkmetric.ManualReader
 	TracerProvider *sdktrace.TracerProvider
 	MeterProvider  *sdkmetric.MeterProvider
+	// Stdio says the calls come over stdio: network.transport "pipe", no
+	// HTTP attributes and no mcp.session.id.
+	Stdio bool
 }
 
 // NewTelemetry returns an empty recorder.
@@ -92,10 +96,17 @@ func (tl *Telemetry) callSpans(t *testing.T, tool, version string, n int) []sdkt
 			t.Errorf("span %q parent %v, want the client's traceparent %v", s.Name(), s.Parent(), parent)
 		}
 		want(t, s, telemetry.KeyMethod.String("tools/call"), telemetry.KeyToolName.String(tool),
-			telemetry.KeyOperation.String("execute_tool"), telemetry.KeyProtocol.String(version),
-			telemetry.KeyTransport.String("tcp"), telemetry.KeyNetProtocol.String("http"))
+			telemetry.KeyOperation.String("execute_tool"), telemetry.KeyProtocol.String(version))
+		if tl.Stdio {
+			want(t, s, telemetry.KeyTransport.String("pipe"))
+			if v, ok := attr(s, telemetry.KeyNetProtocol); ok {
+				t.Errorf("span %q over stdio: network.protocol.name %q", s.Name(), v)
+			}
+		} else {
+			want(t, s, telemetry.KeyTransport.String("tcp"), telemetry.KeyNetProtocol.String("http"))
+		}
 		id, ok := attr(s, telemetry.KeySessionID)
-		if legacy := version < runtime.Version20260728; legacy != ok || legacy && id == "" {
+		if hasID := version < runtime.Version20260728 && !tl.Stdio; hasID != ok || hasID && id == "" {
 			t.Errorf("span %q on %s: mcp.session.id %q (set %v)", s.Name(), version, id, ok)
 		}
 	}
@@ -209,4 +220,30 @@ func histogramCount(rm metricdata.ResourceMetrics, name string, kv attribute.Key
 		}
 	}
 	return n
+}
+
+// Stdio is a stdio connection between a server and a client in one
+// process: two OS pipes, as a subprocess's stdin and stdout are.
+type Stdio struct {
+	ServerIn, ServerOut *os.File // the server reads ServerIn and writes ServerOut
+	ClientIn, ClientOut *os.File // the client reads ClientIn and writes ClientOut
+}
+
+// NewStdio opens the pipes of a Stdio; the test's cleanup closes them.
+func NewStdio(t *testing.T) *Stdio {
+	t.Helper()
+	var st Stdio
+	var err error
+	if st.ServerIn, st.ClientOut, err = os.Pipe(); err != nil {
+		t.Fatal(err)
+	}
+	if st.ClientIn, st.ServerOut, err = os.Pipe(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, f := range []*os.File{st.ServerIn, st.ServerOut, st.ClientIn, st.ClientOut} {
+			_ = f.Close()
+		}
+	})
+	return &st
 }
