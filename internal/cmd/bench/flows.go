@@ -13,6 +13,10 @@ const (
 	serverGoSDK = "gosdk"
 	serverMCPGo = "mcpgo"
 	serverFloor = "floor"
+	// serverTraced is ours with OpenTelemetry SDK providers: every span
+	// through a batch processor to an exporter that drops it, metrics
+	// into a manual reader.
+	serverTraced = "traced"
 
 	eraLegacy = "legacy" // 2025-11-25: elicitation/create on the call's SSE stream
 	eraModern = "modern" // 2026-07-28: input_required, then a retry
@@ -40,6 +44,8 @@ var flows = []flow{
 	{"ours-modern", serverOurs, eraModern},
 	{"gosdk-modern", serverGoSDK, eraModern},
 	{"floor-modern", serverFloor, eraModern},
+	{"traced-legacy", serverTraced, eraLegacy},
+	{"traced-modern", serverTraced, eraModern},
 }
 
 func flowByName(name string) (flow, bool) {

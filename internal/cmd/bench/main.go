@@ -21,6 +21,9 @@
 //	ours-modern    this runtime, 2026-07-28: input_required, then the retry
 //	gosdk-modern   go-sdk, InputRequests on a stateless handler
 //	floor-modern   bare net/http: two hand-written JSON answers
+//	traced-legacy  ours-legacy with OpenTelemetry SDK providers (spans
+//	traced-modern  batched to an exporter that drops them, metrics into a
+//	               manual reader): the cost of telemetry
 //
 // Every server runs in a child process of its own (this binary again), so
 // that its allocations and memory are read without the client's. One client

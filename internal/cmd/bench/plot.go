@@ -23,7 +23,7 @@ func (r *report) plotSVG(path string) error {
 		tput   []float64
 		p50    []float64
 	}
-	colours := map[string]string{serverOurs: "#1f6feb", serverGoSDK: "#d1242f", serverMCPGo: "#8250df", serverFloor: "#6e7781"}
+	colours := map[string]string{serverOurs: "#1f6feb", serverGoSDK: "#d1242f", serverMCPGo: "#8250df", serverFloor: "#6e7781", serverTraced: "#1a7f37"}
 	var all []series
 	for _, f := range flows {
 		s := series{name: f.name, dashed: f.era == eraModern, colour: colours[f.server]}

@@ -238,6 +238,24 @@ func (r *report) markdown() string {
 		}
 	}
 
+	if r.rows[rtKey{"traced-" + eraLegacy, r.concs[0]}] != nil || r.rows[rtKey{"traced-" + eraModern, r.concs[0]}] != nil {
+		p("\n### The cost of telemetry\n\n")
+		p("`traced-*` is ours with OpenTelemetry's SDK as Options.TracerProvider (a batch span processor to an exporter that drops the spans) and Options.MeterProvider (a manual reader): every request's span and duration, every elicitation's span and metrics. Without providers (`ours-*`) nothing is recorded and nothing allocated for it.\n\n")
+		p("| traced ÷ ours | concurrency | time/rt (IQR) | allocs/rt | bytes/rt |\n|---|---:|---:|---:|---:|\n")
+		for _, era := range []string{eraLegacy, eraModern} {
+			ours, traced := "ours-"+era, "traced-"+era
+			for _, conc := range r.concs {
+				o, x := r.rows[rtKey{ours, conc}], r.rows[rtKey{traced, conc}]
+				if o == nil || x == nil {
+					continue
+				}
+				q1, q3 := quartiles(r.roundRatios(traced, ours, conc))
+				p("| %s | %d | %.2f× (%.2f–%.2f) | %.0f → %.0f | %s → %s |\n", era, conc, r.timeRatio(traced, ours, conc), q1, q3,
+					o.median(window.allocsPerOp), x.median(window.allocsPerOp), fmtBytes(o.median(window.bytesPerOp)), fmtBytes(x.median(window.bytesPerOp)))
+			}
+		}
+	}
+
 	p("\n## Memory per pending elicitation\n\n")
 	p("%d elicitations waiting at once (legacy: each a `tools/call` holding its SSE stream, %d per session, sessions opened beforehand; modern: each an `input_required` the client holds). Server heap objects and stack memory from runtime/metrics (`/memory/classes/heap/objects`, `/memory/classes/heap/stacks`) after two GCs, before and while they wait, divided by %d. The legacy figures include what the connection itself costs net/http (its goroutine, buffers): the floor shows that part.\n\n", r.pendingN, sessionPending, r.pendingN)
 	p("| flow | heap/pending | stacks/pending | total/pending | goroutines/pending | ours ÷ |\n|---|---:|---:|---:|---:|---:|\n")

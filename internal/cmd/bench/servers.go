@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"io"
 	"log/slog"
 	"net"
@@ -71,8 +73,16 @@ func newHandler(f flow) (http.Handler, func(), error) {
 		return nil, nil, err
 	}
 	switch f.server {
-	case serverOurs:
-		srv := runtime.NewServer(runtime.Options{Name: "bench", Version: "1", ElicitTimeout: -1})
+	case serverOurs, serverTraced:
+		opts := runtime.Options{Name: "bench", Version: "1", ElicitTimeout: -1}
+		var stopTelemetry func()
+		if f.server == serverTraced {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+			opts.TracerProvider, opts.MeterProvider = tp, mp
+			stopTelemetry = func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) }
+		}
+		srv := runtime.NewServer(opts)
 		srv.AddTool(runtime.Tool{Name: toolName}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 			form, err := runtime.Elicit[AskForm](ctx, askMessage)
 			if err != nil {
@@ -80,7 +90,12 @@ func newHandler(f flow) (http.Handler, func(), error) {
 			}
 			return runtime.TextResult(form.Name + " " + strconv.FormatInt(form.Count, 10)), nil
 		})
-		return srv, func() { _ = srv.Shutdown(context.Background()) }, nil
+		return srv, func() {
+			_ = srv.Shutdown(context.Background())
+			if stopTelemetry != nil {
+				stopTelemetry()
+			}
+		}, nil
 	case serverGoSDK:
 		return goSDKHandler(f.era, schema), func() {}, nil
 	case serverMCPGo:
@@ -360,3 +375,10 @@ func serveChild(name string) int {
 	}
 	return 0
 }
+
+// discardSpans is a span exporter that drops what it is given: the cost
+// measured is the runtime's and the SDK's, not an exporter's.
+type discardSpans struct{}
+
+func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardSpans) Shutdown(context.Context) error                             { return nil }
