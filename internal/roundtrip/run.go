@@ -228,7 +228,7 @@ func (r *Run) resume(st *openedState, response func(key []byte) (json.RawMessage
 // binding to the call and to each question, and the expiry the state was
 // written with; nothing is decrypted.
 func ResumePlain(r *Run, plain []byte, call Call, response func(key []byte) (json.RawMessage, bool)) error {
-	st, err := checkState(plain, call)
+	st, err := checkState(plain, nil, call)
 	if err != nil {
 		return err
 	}
@@ -252,7 +252,7 @@ func AppendPlainRun(dst []byte, call Call, r *Run, exp time.Time) ([]byte, error
 		_, _ = rand.Read(nonce[:])
 		ps.nonce = nonce[:]
 	}
-	return appendPlain(dst, &ps, ps.nonce, r.appendListsLocked), nil
+	return appendPlain(dst, &ps, r.appendListsLocked), nil
 }
 
 // SealRun seals the state of the input_required result that ends run r:
@@ -278,7 +278,7 @@ func (c *Codec) AppendSealRun(dst []byte, call Call, r *Run) ([]byte, error) {
 // stateLocked is the fixed part of the state that ends run r, valid until
 // exp, for the call whose arguments digest to digest; r.mu is held.
 func (r *Run) stateLocked(call Call, digest []byte, exp time.Time) (plainState, error) {
-	ps := plainState{method: call.Method, name: call.Name, digest: digest, subject: call.Subject, exp: exp.Unix()}
+	ps := plainState{binding: callBinding(call.Method, call.Name, call.Subject, digest), exp: exp.Unix()}
 	for _, a := range r.answers {
 		if len(a.raw) > 0 && !json.Valid(a.raw) {
 			return ps, fmt.Errorf("elicit: sealing requestState: the answer for %q is not JSON", a.key)

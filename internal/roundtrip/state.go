@@ -32,6 +32,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -57,7 +58,9 @@ type Call struct {
 	Subject string // the authenticated caller, "" when there is none
 }
 
-// State is what a requestState carries.
+// State is what a requestState carries. Method, Name, ArgsDigest and
+// Subject are not stored but bound (callBinding): Seal binds the state to
+// them, and Open, which finds them equal, returns those of the call.
 type State struct {
 	Method     string
 	Name       string
@@ -90,10 +93,13 @@ const NonceSize = 12
 
 // stateVersion is the first byte of a sealed state's plaintext. Version 1
 // was JSON; version 2 was the binary layout without the question digests;
-// version 3 had no nonce; version 4 had no telemetry; version 5 is the binary layout of appendSealed. States of
-// another version do not open (ErrTampered): they live minutes, and a
-// client whose state is refused starts the call again.
-const stateVersion = 5
+// version 3 had no nonce; version 4 had no telemetry; version 5 stored the
+// method, tool, argument digest and subject each in full; version 6 is the
+// layout of appendSealed, which binds them through one digest (callBinding)
+// and names a call's first state by its AEAD nonce. States of another
+// version do not open (ErrTampered): they live minutes, and a client whose
+// state is refused starts the call again.
+const stateVersion = 6
 
 // keySize is the AES-256 key length.
 const keySize = 32
@@ -152,7 +158,7 @@ func (c *Codec) Seal(st *State) (string, error) {
 	if len(st.Telemetry) > MaxTelemetrySize {
 		return "", fmt.Errorf("elicit: sealing requestState: %d bytes of telemetry, more than %d", len(st.Telemetry), MaxTelemetrySize)
 	}
-	ps := plainState{method: st.Method, name: st.Name, digest: st.ArgsDigest, subject: st.Subject, exp: exp, round: st.Round, nonce: st.Nonce, telemetry: st.Telemetry}
+	ps := plainState{binding: callBinding(st.Method, st.Name, st.Subject, st.ArgsDigest), exp: exp, round: st.Round, nonce: st.Nonce, telemetry: st.Telemetry}
 	out := c.appendSealed(nil, &ps, func(b []byte) []byte {
 		b = binary.AppendUvarint(b, uint64(len(st.Asked)))
 		for _, k := range st.Asked {
@@ -171,35 +177,56 @@ func (c *Codec) Seal(st *State) (string, error) {
 
 // plainState is the fixed part of a state's plaintext.
 type plainState struct {
-	method, name string
-	digest       []byte
-	subject      string
-	exp          int64
-	round        int
-	nonce        []byte // the call's; empty on its first state: appendSealed draws it
-	telemetry    []byte
+	binding   [bindingSize]byte // callBinding of the call
+	exp       int64
+	round     int
+	nonce     []byte // the call's; empty on its first state: appendSealed draws it
+	telemetry []byte
+}
+
+// bindingSize is the length of a state's call binding: 128 bits of
+// SHA-256, as for question digests. Finding two calls with one binding
+// takes about 2^64 hashes and both calls chosen by the finder, which gains
+// a client nothing it could not do by calling the other one itself: the
+// answers in a state count only for the very questions they answered, and
+// a state sealed for another subject would need a second preimage (2^128).
+const bindingSize = 16
+
+// callBinding is what a state is bound to: the method, the tool, the
+// caller's subject and the digest of the arguments (ArgsDigest), each
+// length-prefixed, under one hash. The state carries it in place of the
+// four, so it is the same size for any tool name, subject and arguments.
+func callBinding(method, name, subject string, argsDigest []byte) (b [bindingSize]byte) {
+	var buf [128]byte
+	in := append(buf[:0], "elicit/call\x00"...)
+	in = appendField(in, method)
+	in = appendField(in, name)
+	in = appendField(in, subject)
+	in = appendField(in, argsDigest)
+	sum := sha256.Sum256(in)
+	copy(b[:], sum[:])
+	return b
 }
 
 // appendSealed appends to dst the token of the state ps plus what lists
 // appends (the asked keys and the answers): nonce, then the plaintext
 // sealed in place, base64url without padding.
 //
-// The plaintext is: the version byte; the call's nonce, method, name,
-// argument digest and subject, each a uvarint length and its bytes (a
-// first state's nonce is its own AEAD nonce); expiry (unix seconds) and
-// round as varints; the telemetry (a uvarint length and its bytes); the asked keys (a uvarint count, then each key and
-// its question digest); the answers (a count, then each key, its question
-// digest and its JSON).
+// The plaintext is: the version byte; the call's nonce, a uvarint length
+// and its bytes (empty on a call's first sealed state, whose AEAD nonce
+// names the call); the call binding (bindingSize bytes); expiry (unix
+// seconds) and round as varints; the telemetry (a uvarint length and its
+// bytes); the asked keys (a uvarint count, then each key and its question
+// digest); the answers (a count, then each key, its question digest and
+// its JSON).
 func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []byte) []byte {
 	aead := c.aeads[0]
 	ns := aead.NonceSize()
-	buf := make([]byte, ns, ns+128+NonceSize+len(ps.method)+len(ps.name)+len(ps.digest)+len(ps.subject)+len(ps.telemetry)+aead.Overhead())
+	buf := make([]byte, ns, ns+128+NonceSize+bindingSize+len(ps.telemetry)+aead.Overhead())
 	_, _ = rand.Read(buf[:ns])
-	nonce := ps.nonce
-	if len(nonce) != NonceSize { // the call's first state: its own random AEAD nonce names the call
-		nonce = buf[:NonceSize]
-	}
-	buf = appendPlain(buf, ps, nonce, lists)
+	// On the call's first state ps.nonce is empty, and so is the field:
+	// the state's own random AEAD nonce names the call (see readState).
+	buf = appendPlain(buf, ps, lists)
 	if cap(buf)-len(buf) < aead.Overhead() {
 		buf = slices.Grow(buf, aead.Overhead())
 	}
@@ -209,15 +236,11 @@ func (c *Codec) appendSealed(dst []byte, ps *plainState, lists func([]byte) []by
 	return b64.AppendEncode(dst, sealed)
 }
 
-// appendPlain appends the plaintext of the state ps (see appendSealed),
-// naming the call by nonce.
-func appendPlain(buf []byte, ps *plainState, nonce []byte, lists func([]byte) []byte) []byte {
+// appendPlain appends the plaintext of the state ps (see appendSealed).
+func appendPlain(buf []byte, ps *plainState, lists func([]byte) []byte) []byte {
 	buf = append(buf, stateVersion)
-	buf = appendField(buf, nonce)
-	buf = appendField(buf, ps.method)
-	buf = appendField(buf, ps.name)
-	buf = appendField(buf, ps.digest)
-	buf = appendField(buf, ps.subject)
+	buf = appendField(buf, ps.nonce)
+	buf = append(buf, ps.binding[:]...)
 	buf = binary.AppendVarint(buf, ps.exp)
 	buf = binary.AppendVarint(buf, int64(ps.round))
 	buf = appendField(buf, ps.telemetry)
@@ -244,13 +267,15 @@ var b64 = base64.RawURLEncoding.Strict()
 // openedState is a state's plaintext, checked for shape, its fields
 // slices of it.
 type openedState struct {
-	nonce, method, name, digest, subject []byte
-	exp, round                           int64
-	telemetry                            []byte
-	nAsked                               uint64
-	asked                                []byte // nAsked pairs of fields
-	nAnswers                             uint64
-	answers                              []byte // nAnswers triples of fields
+	nonce      []byte
+	binding    []byte
+	argsDigest [sha256.Size]byte // of the call it was checked against
+	exp, round int64
+	telemetry  []byte
+	nAsked     uint64
+	asked      []byte // nAsked pairs of fields
+	nAnswers   uint64
+	answers    []byte // nAnswers triples of fields
 }
 
 // open decrypts a token and reads its plaintext: ErrTampered when this
@@ -287,23 +312,31 @@ func (c *Codec) open(sealed []byte, call Call) (openedState, error) {
 	if !opened {
 		return none, ErrTampered
 	}
-	return checkState(plain, call)
+	return checkState(plain, raw[:NonceSize], call)
 }
 
 // checkState reads a plaintext and checks it against call: ErrTampered
 // when it is not a state of this version, ErrExpired past its lifetime,
-// ErrMismatch when it is another call's.
-func checkState(plain []byte, call Call) (openedState, error) {
+// ErrMismatch when it is another call's. sealedNonce is the AEAD nonce
+// the state was sealed with, which names the call when the plaintext's
+// nonce is empty; nil for a state kept in the clear, which must name it.
+func checkState(plain, sealedNonce []byte, call Call) (openedState, error) {
 	var none openedState
 	st, ok := readState(plain)
 	if !ok {
 		return none, ErrTampered
 	}
+	if len(st.nonce) == 0 {
+		if len(sealedNonce) != NonceSize {
+			return none, ErrTampered
+		}
+		st.nonce = sealedNonce
+	}
 	if time.Now().Unix() > st.exp {
 		return none, ErrExpired
 	}
-	if d := argsDigest(call.Args); string(st.method) != call.Method || string(st.name) != call.Name ||
-		string(st.subject) != call.Subject || !bytes.Equal(st.digest, d[:]) {
+	st.argsDigest = argsDigest(call.Args)
+	if b := callBinding(call.Method, call.Name, call.Subject, st.argsDigest[:]); !bytes.Equal(st.binding, b[:]) {
 		return none, ErrMismatch
 	}
 	return st, nil
@@ -324,6 +357,17 @@ func (r *stateReader) field() []byte {
 	}
 	v := r.b[k : k+int(n) : k+int(n)]
 	r.b = r.b[k+int(n):]
+	return v
+}
+
+// bytes reads n bytes.
+func (r *stateReader) bytes(n int) []byte {
+	if len(r.b) < n {
+		r.bad, r.b = true, nil
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
 	return v
 }
 
@@ -369,7 +413,7 @@ func readState(plain []byte) (openedState, bool) {
 		return st, false
 	}
 	r := stateReader{b: plain[1:]}
-	st.nonce, st.method, st.name, st.digest, st.subject = r.field(), r.field(), r.field(), r.field(), r.field()
+	st.nonce, st.binding = r.field(), r.bytes(bindingSize)
 	st.exp, st.round = r.varint(), r.varint()
 	st.telemetry = r.field()
 	st.nAsked = r.uvarint()
@@ -382,7 +426,7 @@ func readState(plain []byte) (openedState, bool) {
 		return st, false
 	}
 	st.answers = r.fields(3 * st.nAnswers)
-	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) || len(st.nonce) != NonceSize || len(st.telemetry) > MaxTelemetrySize {
+	if r.bad || len(r.b) != 0 || st.round != int64(int(st.round)) || len(st.nonce) != 0 && len(st.nonce) != NonceSize || len(st.telemetry) > MaxTelemetrySize {
 		return st, false
 	}
 	return st, true
@@ -415,7 +459,7 @@ func (c *Codec) Open(sealed string, call Call) (*State, error) {
 		return nil, err
 	}
 	out := &State{
-		Method: string(st.method), Name: string(st.name), ArgsDigest: bytes.Clone(st.digest), Subject: string(st.subject),
+		Method: call.Method, Name: call.Name, ArgsDigest: bytes.Clone(st.argsDigest[:]), Subject: call.Subject,
 		Expires: time.Unix(st.exp, 0), Round: int(st.round), Nonce: bytes.Clone(st.nonce), Telemetry: bytes.Clone(st.telemetry),
 	}
 	out.Questions = make(map[string][]byte, st.nAsked+st.nAnswers)
