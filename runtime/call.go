@@ -146,6 +146,9 @@ type call struct {
 	// rounds is what a 2026-07-28 call's requestState carried for
 	// telemetry (zero without it).
 	rounds telemetry.Rounds
+	// prevRunning and nextRunning link the server's running calls
+	// (Server.runningCalls), under its callsMu.
+	prevRunning, nextRunning *call
 }
 
 var errCanceledByClient = errors.New("elicit: the client cancelled the request")

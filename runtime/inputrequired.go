@@ -340,17 +340,16 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	if s.tel != nil {
 		run.call.rounds = s.tel.ResumeRound(ctx, mc.Telemetry())
 	}
-	if !s.startCall() {
-		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
-	}
-	defer s.endCall()
-
 	sess := &run.sess
 	sess.initView(s, mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo}, mm.subject, mc)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	c := &run.call
 	c.session, c.id, c.cancelF, c.sink, c.logLevel, c.inputRequired = sess, msg.ID, cancel, sk, mm.logLevel, true
+	if !s.startCall(c) {
+		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
+	}
+	defer s.endCall(c)
 	if mm.calls != nil { // the key finds the call for notifications/cancelled
 		c.key = idKey(msg.ID)
 		if !mm.calls.add(c) {

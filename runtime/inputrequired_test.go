@@ -354,3 +354,38 @@ func TestSameHandlerBothMechanisms(t *testing.T) {
 		t.Fatalf("stateless %q, sessionful %q", raw, sessionText)
 	}
 }
+
+// TestShutdownCancelsStuckInputRequiredCalls: a 2026-07-28 call over HTTP
+// has no session, and Shutdown's deadline still cancels its context, as
+// the doc says for every remaining call; Shutdown then returns, and the
+// client gets the handler's error as the result.
+func TestShutdownCancelsStuckInputRequiredCalls(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.newClient()
+	got := make(chan rpcResponse, 1)
+	go func() { got <- c.inputRequiredCallTool("block", `{}`, inputRequiredCapsElicit, "") }()
+	waitFor(t, func() bool {
+		f.srv.callsMu.Lock()
+		defer f.srv.callsMu.Unlock()
+		return f.srv.running == 1
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		close(f.release)
+		t.Fatal("Shutdown did not cancel the stuck 2026-07-28 call")
+	}
+	if o := f.waitOutcome(); !errors.Is(o.err, ErrServerShutdown) {
+		t.Fatalf("the handler's context ended with %v, want ErrServerShutdown", o.err)
+	}
+	if r := <-got; string(r.Result["isError"]) != "true" || !strings.Contains(string(r.Result["content"]), "canceled") {
+		t.Fatalf("the call's reply: %s %s, want the handler's error", r.Result["isError"], r.Result["content"])
+	}
+}

@@ -42,12 +42,15 @@ type Server struct {
 	// streamSeq numbers the streams (newStreamID), from a random start.
 	streamSeq atomic.Uint64
 
-	callsMu  sync.Mutex
-	running  int           // tool calls running, for Shutdown
-	drained  chan struct{} // closed by the last call to end once stopping
-	shutdown atomic.Bool
-	stopping chan struct{} // closed when Shutdown starts
-	stopOnce sync.Once
+	callsMu sync.Mutex
+	running int // tool calls running, for Shutdown
+	// runningCalls lists the running calls Shutdown's deadline cancels
+	// (startCall, linked through call.prevRunning and nextRunning).
+	runningCalls *call
+	drained      chan struct{} // closed by the last call to end once stopping
+	shutdown     atomic.Bool
+	stopping     chan struct{} // closed when Shutdown starts
+	stopOnce     sync.Once
 }
 
 // NewServer returns a server with no tools. It panics if a RequestStateKeys

@@ -66,10 +66,10 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running in this session", msg.ID))
 	}
 	defer sess.removeCall(c)
-	if !s.startCall() {
+	if !s.startCall(c) {
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
 	}
-	defer s.endCall()
+	defer s.endCall(c)
 
 	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, call: c}
 	res, rpcErr := s.runTool(run.handlerContext(ctx), t, &run.req)

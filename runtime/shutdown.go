@@ -32,6 +32,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-s.drained:
 	case <-ctx.Done():
 		err = ctx.Err()
+		s.cancelRunning(shutdownError{})
 		s.forEachSession(func(sess *Session) { sess.cancelCalls(shutdownError{}) })
 		s.tasks.cancelAll(shutdownError{})
 		<-s.drained
@@ -46,23 +47,61 @@ func (s *Server) forEachSession(f func(*Session)) {
 	}
 }
 
-// startCall counts a call in; false once Shutdown has begun.
-func (s *Server) startCall() bool {
+// startCall counts a call in; false once Shutdown has begun. c, when not
+// nil, is the call's, its cancelF set: Shutdown's deadline cancels it
+// (cancelRunning), which reaches the calls no session holds (2026-07-28
+// over HTTP); a task's run passes nil (its cancellation is the task
+// table's).
+func (s *Server) startCall(c *call) bool {
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
 	if s.shutdown.Load() {
 		return false
 	}
 	s.running++
+	if c != nil {
+		c.nextRunning = s.runningCalls
+		if c.nextRunning != nil {
+			c.nextRunning.prevRunning = c
+		}
+		s.runningCalls = c
+	}
 	return true
 }
 
-// endCall counts a call out, telling Shutdown when the last one ends.
-func (s *Server) endCall() {
+// endCall counts a call out (c as given to startCall), telling Shutdown
+// when the last one ends.
+func (s *Server) endCall(c *call) {
 	s.callsMu.Lock()
 	defer s.callsMu.Unlock()
+	if c != nil {
+		if c.prevRunning != nil {
+			c.prevRunning.nextRunning = c.nextRunning
+		} else {
+			s.runningCalls = c.nextRunning
+		}
+		if c.nextRunning != nil {
+			c.nextRunning.prevRunning = c.prevRunning
+		}
+		c.prevRunning, c.nextRunning = nil, nil
+	}
 	s.running--
 	if s.running == 0 && s.shutdown.Load() {
 		close(s.drained)
+	}
+}
+
+// cancelRunning cancels every running call startCall was given, with
+// cause. The cancellations run outside callsMu: a context's cancellation
+// may start its AfterFunc callbacks.
+func (s *Server) cancelRunning(cause error) {
+	s.callsMu.Lock()
+	var cancels []context.CancelCauseFunc
+	for c := s.runningCalls; c != nil; c = c.nextRunning {
+		cancels = append(cancels, c.cancelF)
+	}
+	s.callsMu.Unlock()
+	for _, cancel := range cancels {
+		cancel(cause)
 	}
 }

@@ -282,10 +282,10 @@ func (s *Server) taskFields(t *Task) map[string]any {
 // cancelled or waits for input. state and pending are the task's State
 // and the responses a tasks/update took for this run (nil on its first).
 func (s *Server) runTask(task *Task, tc *taskCall, state []byte, pending json.RawMessage) {
-	if !s.startCall() {
+	if !s.startCall(nil) {
 		return // shutting down: the task stays as stored, for the next process
 	}
-	defer s.endCall()
+	defer s.endCall(nil)
 	base, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	// Past its TTL the task is gone from the store: its handler stops.
