@@ -32,8 +32,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-s.drained:
 	case <-ctx.Done():
 		err = ctx.Err()
-		s.cancelRunning(shutdownError{})
-		s.forEachSession(func(sess *Session) { sess.cancelCalls(shutdownError{}) })
+		s.cancelRunning(shutdownError{}) // every call, in a session or not (startCall)
 		s.tasks.cancelAll(shutdownError{})
 		<-s.drained
 	}
