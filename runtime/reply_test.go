@@ -3,7 +3,9 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +65,23 @@ func sameJSON(a, b []byte) bool {
 	}
 	var va, vb any
 	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
+}
+
+// TestJSONRepliesHaveContentLength: a plain JSON reply says its length,
+// whether net/http counts it (a reply it buffers whole, netHTTPBuffered)
+// or the sink does (a longer one), and is never sent chunked.
+func TestJSONRepliesHaveContentLength(t *testing.T) {
+	f := newFixture(t, Options{})
+	c := f.connect(Version20251125, `{}`)
+	for _, n := range []int{0, netHTTPBuffered / 2, netHTTPBuffered, 3 * netHTTPBuffered} {
+		args := `{"pad":"` + strings.Repeat("x", n) + `"}`
+		resp, _ := c.callTool("plain", args, "Accept: application/json")
+		body := c.expect(resp, http.StatusOK)
+		if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) != 0 {
+			t.Errorf("a reply of %d bytes: Content-Length %d, Transfer-Encoding %q", len(body), resp.ContentLength, resp.TransferEncoding)
+		}
+		if !strings.Contains(body, strings.Repeat("x", n)+`\"}`) {
+			t.Errorf("a reply of %d bytes does not echo the arguments: %.200s", len(body), body)
+		}
+	}
 }

@@ -296,7 +296,7 @@ const (
 	// in the sink); the stream's timer is one a finished stream gave back
 	// (streamTimers).
 	budgetSessionRoundTrip       = 31
-	budgetInputRequiredRoundTrip = 34 // 2026-07-28: tools/call → input_required, retry → complete
+	budgetInputRequiredRoundTrip = 32 // 2026-07-28: tools/call → input_required, retry → complete
 )
 
 func TestRoundTripAllocs(t *testing.T) {
@@ -321,7 +321,7 @@ const (
 	budgetElicitSchemaRoundTrip = 83
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
-	budgetDynamicRoundTrip = 75
+	budgetDynamicRoundTrip = 73
 	// DecodeAnswer of testform.AskForm from an accepted result.
 	budgetDecodeAnswer = 2
 )

@@ -458,17 +458,27 @@ func (s *httpSink) finish(status int, msg []byte) error {
 		h.Set("Retry-After", busyRetryAfter)
 	}
 	defer s.held.release(replySize(msg))
-	// Canonical keys, as on the upgrade; both values in one allocation
-	// (Content-Type's capped, so that appending to it cannot overwrite
-	// Content-Length's).
-	values := []string{"application/json", strconv.Itoa(len(msg))}
-	h["Content-Type"] = values[:1:1]
-	h["Content-Length"] = values[1:]
+	// Canonical keys, as on the upgrade. A reply net/http buffers whole
+	// (bufferBeforeChunkingSize) gets its Content-Length from net/http,
+	// which counts it as it sends it, with no header entry to clone; a
+	// longer one says it here, so that it is not sent chunked.
+	if len(msg) <= netHTTPBuffered {
+		h["Content-Type"] = []string{"application/json"}
+	} else {
+		values := []string{"application/json", strconv.Itoa(len(msg))} // one allocation; Content-Type's capped, so appending to it cannot overwrite Content-Length's
+		h["Content-Type"] = values[:1:1]
+		h["Content-Length"] = values[1:]
+	}
 	s.armWriteLocked()
 	s.w.WriteHeader(status)
 	_, err := s.w.Write(msg)
 	return err
 }
+
+// netHTTPBuffered is the longest reply net/http's server holds back until
+// the handler returns (its bufferBeforeChunkingSize), and then sends with
+// a Content-Length it sets itself.
+const netHTTPBuffered = 2048
 
 // close marks the sink finished without writing (the handler is gone).
 func (s *httpSink) close() {
