@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/go-elicit/elicit/runtime"
 	"github.com/go-elicit/elicit/runtime/taskstore"
+	bolt "go.etcd.io/bbolt"
 )
 
 func openStore(t *testing.T, path string) *taskstore.Store {
@@ -152,5 +154,78 @@ func TestStoreZeroAndMisuse(t *testing.T) {
 	}
 	if _, err := taskstore.Open(filepath.Join(t.TempDir(), "no", "such", "dir", "tasks.db")); err == nil {
 		t.Error("Open in a directory that does not exist succeeded")
+	}
+}
+
+// TestCreateCostsTheLimit: Create counts the owner's tasks from the index
+// alone, so what it allocates does not grow with the tasks the owner has
+// (it decoded every one of them: n creates cost n² decodings).
+func TestCreateCostsTheLimit(t *testing.T) {
+	ctx := context.Background()
+	allocs := func(live int) float64 {
+		s := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+		defer s.Close()
+		for i := range live {
+			if err := s.Create(ctx, newTask(fmt.Sprintf("live%d", i), "alice", time.Hour), 1<<20); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := 0
+		return testing.AllocsPerRun(20, func() {
+			n++
+			if err := s.Create(ctx, newTask(fmt.Sprintf("new%d", n), "alice", time.Hour), 1<<20); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	few, many := allocs(4), allocs(400)
+	if many > 1.5*few {
+		t.Errorf("a Create beside 400 live tasks of its owner allocates %.0f times, beside 4 %.0f: it grows with the owner's tasks", many, few)
+	}
+}
+
+// TestCreateReadsOldIndexEntries: an owners index entry written before
+// entries held their task's expiry (no value) is counted from its task,
+// and deleted with it once the task has expired.
+func TestCreateReadsOldIndexEntries(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	s := openStore(t, path)
+	expiring := newTask("old-expiring", "alice", 2*time.Second)
+	for _, task := range []*runtime.Task{newTask("old-live", "alice", time.Hour), expiring} {
+		if err := s.Create(ctx, task, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	db, err := bolt.Open(path, 0o600, nil) // the entries as the older build wrote them: no value
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, id := range []string{"old-live", "old-expiring"} {
+			if err := tx.Bucket([]byte("owners")).Put(append([]byte("alice\x00"), id...), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, path)
+	defer s.Close()
+	if err := s.Create(ctx, newTask("new", "alice", time.Hour), 2); !errors.Is(err, runtime.ErrTaskLimit) {
+		t.Fatalf("a third task beside two old entries: %v, want ErrTaskLimit", err)
+	}
+	time.Sleep(time.Until(expiring.ExpiresAt) + 10*time.Millisecond)
+	if err := s.Create(ctx, newTask("new", "alice", time.Hour), 2); err != nil {
+		t.Fatalf("a second task once an old entry's task expired: %v", err)
+	}
+	if err := s.Create(ctx, newTask("newer", "alice", time.Hour), 2); !errors.Is(err, runtime.ErrTaskLimit) {
+		t.Fatalf("a third live task: %v, want ErrTaskLimit", err)
 	}
 }

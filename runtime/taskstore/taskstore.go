@@ -25,6 +25,7 @@ package taskstore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,17 +134,19 @@ func (s *Store) Create(ctx context.Context, t *runtime.Task, maxPerOwner int) er
 		if tasks.Get([]byte(t.ID)) != nil {
 			return fmt.Errorf("taskstore: task %q exists", t.ID)
 		}
-		live, err := ownerTasks(tx, t.Owner)
-		if err != nil {
-			return err
-		}
-		if maxPerOwner > 0 && len(live) >= maxPerOwner {
-			return runtime.ErrTaskLimit
+		if maxPerOwner > 0 {
+			n, err := countOwner(tx, t.Owner, maxPerOwner, time.Now())
+			if err != nil {
+				return err
+			}
+			if n >= maxPerOwner {
+				return runtime.ErrTaskLimit
+			}
 		}
 		if err := tasks.Put([]byte(t.ID), raw); err != nil {
 			return err
 		}
-		return tx.Bucket(ownersBucket).Put(ownerKey(t.Owner, t.ID), nil)
+		return tx.Bucket(ownersBucket).Put(ownerKey(t.Owner, t.ID), expiryValue(t.ExpiresAt))
 	})
 }
 
@@ -181,6 +184,7 @@ func (s *Store) Update(ctx context.Context, id string, change func(*runtime.Task
 		if t, err = live(tx, id, time.Now()); err != nil {
 			return err
 		}
+		expires, owner := t.ExpiresAt, t.Owner // what the owners index holds
 		if err := change(t); err != nil {
 			return err
 		}
@@ -190,6 +194,14 @@ func (s *Store) Update(ctx context.Context, id string, change func(*runtime.Task
 		raw, err := json.Marshal(t)
 		if err != nil {
 			return fmt.Errorf("taskstore: encoding task %q: %w", id, err)
+		}
+		if !t.ExpiresAt.Equal(expires) || t.Owner != owner {
+			if err := tx.Bucket(ownersBucket).Delete(ownerKey(owner, id)); err != nil {
+				return err
+			}
+			if err := tx.Bucket(ownersBucket).Put(ownerKey(t.Owner, id), expiryValue(t.ExpiresAt)); err != nil {
+				return err
+			}
 		}
 		return tx.Bucket(tasksBucket).Put([]byte(id), raw)
 	})
@@ -216,33 +228,55 @@ func live(tx *bolt.Tx, id string, now time.Time) (*runtime.Task, error) {
 	return t, nil
 }
 
-// ownerTasks returns the owner's live tasks and deletes the expired ones
-// (tx is writable).
-func ownerTasks(tx *bolt.Tx, owner string) ([]*runtime.Task, error) {
+// countOwner counts the owner's live tasks, up to limit, from the owners
+// index alone (each entry holds its task's expiry), and deletes the
+// expired ones it meets (tx is writable): a Create costs what the limit
+// allows, not a decoding of every task the owner has. An entry written
+// before the index held expiries is read from its task.
+func countOwner(tx *bolt.Tx, owner string, limit int, now time.Time) (int, error) {
 	prefix := ownerKey(owner, "")
-	now := time.Now()
-	var list, expired []*runtime.Task
+	var (
+		n       int
+		expired []*runtime.Task
+	)
 	c := tx.Bucket(ownersBucket).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		t, err := live(tx, string(k[len(prefix):]), now)
-		switch {
-		case errors.Is(err, runtime.ErrTaskNotFound):
-			if t == nil {
-				t = &runtime.Task{ID: string(k[len(prefix):]), Owner: owner}
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < limit; k, v = c.Next() {
+		exp, ok := expiryOf(v)
+		if !ok {
+			t, err := live(tx, string(k[len(prefix):]), now)
+			switch {
+			case errors.Is(err, runtime.ErrTaskNotFound):
+				exp = now // gone or expired
+			case err != nil:
+				return 0, err
+			default:
+				exp = t.ExpiresAt
 			}
-			expired = append(expired, t)
-		case err != nil:
-			return nil, err
-		default:
-			list = append(list, t)
 		}
+		if now.Before(exp) {
+			n++
+			continue
+		}
+		expired = append(expired, &runtime.Task{ID: string(k[len(prefix):]), Owner: owner})
 	}
 	for _, t := range expired {
 		if err := remove(tx, t); err != nil {
-			return nil, err
+			return 0, err
 		}
 	}
-	return list, nil
+	return n, nil
+}
+
+// expiryValue is an owners index entry's value: its task's ExpiresAt, in
+// Unix nanoseconds, big-endian.
+func expiryValue(t time.Time) []byte { return binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano())) }
+
+// expiryOf reads expiryValue's bytes; false for an entry without them.
+func expiryOf(v []byte) (time.Time, bool) {
+	if len(v) != 8 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, int64(binary.BigEndian.Uint64(v))), true
 }
 
 func remove(tx *bolt.Tx, t *runtime.Task) error {
