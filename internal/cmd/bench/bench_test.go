@@ -60,6 +60,33 @@ func TestFlowsOnce(t *testing.T) {
 	}
 }
 
+// TestTaskFlow: task lives at two concurrencies and tasks waiting at once
+// against the ours-task server, each result checked; a waiting task holds
+// no goroutine.
+func TestTaskFlow(t *testing.T) {
+	c, err := startChild(taskFlow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.stop()
+	for _, conc := range []int{1, 4} {
+		tc, err := measureTaskLives(c, conc, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.n < conc || tc.pollsPerTask() < 2 || tc.perTask() <= 0 || tc.allocs <= 0 {
+			t.Errorf("concurrency %d: %d tasks, %.1f polls each, %v each, %.0f allocations each", conc, tc.n, tc.pollsPerTask(), tc.perTask(), tc.allocs)
+		}
+	}
+	w, err := measureWaitingTasks(c, openers+3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.n != openers+3 || w.goroutines >= 0.5 {
+		t.Errorf("waiting tasks: %+v, want %d holding no goroutine each", w, openers+3)
+	}
+}
+
 // TestClientRejectsWrongAnswers: the harness fails loudly on a server that
 // answers something else, instead of counting it as a round trip.
 func TestClientRejectsWrongAnswers(t *testing.T) {
@@ -96,12 +123,12 @@ func TestQuickReport(t *testing.T) {
 		t.Fatalf("exit code %d", code)
 	}
 	text := stdout.String()
-	for _, want := range []string{"## Round trip", "| ours-legacy | 64 |", "| floor-modern | 1 |", "## Memory per pending elicitation", "## Targets", "gosdk-legacy", "mcpgo-legacy"} {
+	for _, want := range []string{"## Round trip", "| ours-legacy | 64 |", "| floor-modern | 1 |", "## Memory per pending elicitation", "## Tasks", "Memory per task waiting for its person", "## Targets", "gosdk-legacy", "mcpgo-legacy"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	for _, name := range []string{"REPORT.md", "roundtrip.txt", "pending.txt"} {
+	for _, name := range []string{"REPORT.md", "roundtrip.txt", "pending.txt", "tasks.txt"} {
 		b, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)
@@ -164,7 +191,7 @@ func TestGenerateSmall(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
-	for _, bad := range [][]string{{"-rounds", "-1"}, {"-window", "1ms"}, {"-pending", "-1"}, {"extra"}, {"-flows", "nope"}, {"-conc", "64,1"}, {"-conc", "0"}, {"-conc", "1,x"}, {"-conc", "1,1"}} {
+	for _, bad := range [][]string{{"-rounds", "-1"}, {"-window", "1ms"}, {"-pending", "-1"}, {"extra"}, {"-flows", "nope"}, {"-flows", taskFlow.name}, {"-conc", "64,1"}, {"-conc", "0"}, {"-conc", "1,x"}, {"-conc", "1,1"}} {
 		if _, err := parseFlags(bad); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", bad)
 		}

@@ -49,7 +49,7 @@ var flows = []flow{
 }
 
 func flowByName(name string) (flow, bool) {
-	for _, f := range flows {
+	for _, f := range append(flows[:len(flows):len(flows)], taskFlow) {
 		if f.name == name {
 			return f, true
 		}

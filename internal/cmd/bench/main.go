@@ -25,6 +25,11 @@
 //	traced-modern  batched to an exporter that drops them, metrics into a
 //	               manual reader): the cost of telemetry
 //
+// Beside ours-modern, the same tool runs as a task (tasks.go: ours-task, the
+// 2026-07-28 tasks extension on the embedded store): the cost of a task's
+// whole life at each concurrency, and the memory a task waiting for its
+// person holds (up to 1000 of them, at most -pending).
+//
 // Every server runs in a child process of its own (this binary again), so
 // that its allocations and memory are read without the client's. One client
 // harness, hand-rolled HTTP/1.1 over keep-alive loopback connections, drives
@@ -37,7 +42,7 @@
 //
 // The report goes to stdout and to OUT/REPORT.md (and to -report, when
 // given); OUT also receives the raw figures in the format benchstat reads
-// (roundtrip.txt, decode.txt, generate.txt), pending.txt, and CPU and
+// (roundtrip.txt, decode.txt, generate.txt), pending.txt, tasks.txt, and CPU and
 // allocation profiles (*.pprof) of our flows when a round-trip target is
 // missed. OUT defaults to .tools/bench under the module root, which git
 // ignores.
@@ -67,6 +72,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,7 +128,7 @@ func parseFlags(args []string) (*options, error) {
 		o.flows = nil
 		for _, name := range strings.Split(*only, ",") {
 			f, ok := flowByName(strings.TrimSpace(name))
-			if !ok {
+			if !ok || f == taskFlow { // the tasks' server runs beside ours-modern, not as a flow
 				return nil, fmt.Errorf("-flows: unknown flow %q", name)
 			}
 			o.flows = append(o.flows, f)
@@ -326,6 +332,13 @@ func measure(o *options) (*report, error) {
 	}
 	if err := pendRaw.save(); err != nil {
 		return nil, err
+	}
+
+	// Tasks, beside the 2026-07-28 round trip they compare with.
+	if slices.ContainsFunc(o.flows, func(f flow) bool { return f.name == "ours-"+eraModern }) {
+		if err := measureTasks(o, rep, progress); err != nil {
+			return nil, err
+		}
 	}
 
 	// Decode.

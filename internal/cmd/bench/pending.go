@@ -118,13 +118,26 @@ func pendingLegacy(c *child, n int) (pendingCost, error) {
 
 func pendingModern(c *child, n int) (pendingCost, error) {
 	states := make([]*string, n)
+	return holdThenAnswer(c, n, "pending call", (*worker).roundTrip,
+		func(w *worker, i int) (err error) {
+			states[i], err = w.modernFirst(w.stream)
+			return err
+		},
+		func(w *worker, i int) error { return w.modernRetry(w.stream, states[i]) })
+}
+
+// holdThenAnswer is the modern measurement, of pending elicitations or
+// waiting tasks: openers workers each warm their connections with one
+// whole exchange (so that only what the held ones cost remains), the
+// server's memory is read, n exchanges are started with start(w, i) and
+// left waiting, the memory is read again, and each is answered with
+// answer(w, i), which checks its result.
+func holdThenAnswer(c *child, n int, what string, warm func(*worker) error, start, answer func(w *worker, i int) error) (pendingCost, error) {
 	workers := make([]*worker, openers)
 	for i := range workers {
 		workers[i] = newWorker(c.f, c.addr)
 		defer workers[i].Close()
-		// One whole exchange first, so the connections exist before the
-		// first reading: only what the held elicitations cost remains.
-		if err := workers[i].roundTrip(); err != nil {
+		if err := warm(workers[i]); err != nil {
 			return pendingCost{}, fmt.Errorf("%s: %w", c.f.name, err)
 		}
 	}
@@ -133,34 +146,24 @@ func pendingModern(c *child, n int) (pendingCost, error) {
 		return pendingCost{}, err
 	}
 	per := (n + openers - 1) / openers
-	err = parallel(openers, func(o int) error {
-		w := workers[o]
-		for i := o * per; i < min(n, (o+1)*per); i++ {
-			st, err := w.modernFirst(w.stream)
-			if err != nil {
-				return fmt.Errorf("%s: pending call %d: %w", c.f.name, i, err)
+	each := func(f func(*worker, int) error, doing string) error {
+		return parallel(openers, func(o int) error {
+			for i := o * per; i < min(n, (o+1)*per); i++ {
+				if err := f(workers[o], i); err != nil {
+					return fmt.Errorf("%s: %s%s %d: %w", c.f.name, doing, what, i, err)
+				}
 			}
-			states[i] = st
-		}
-		return nil
-	})
-	if err != nil {
+			return nil
+		})
+	}
+	if err := each(start, ""); err != nil {
 		return pendingCost{}, err
 	}
 	after, err := c.mem(true)
 	if err != nil {
 		return pendingCost{}, err
 	}
-	err = parallel(openers, func(o int) error {
-		w := workers[o]
-		for i := o * per; i < min(n, (o+1)*per); i++ {
-			if err := w.modernRetry(w.stream, states[i]); err != nil {
-				return fmt.Errorf("%s: retrying pending call %d: %w", c.f.name, i, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := each(answer, "answering "); err != nil {
 		return pendingCost{}, err
 	}
 	return costOf(before, after, n), nil

@@ -79,6 +79,8 @@ type report struct {
 	rows     map[rtKey]*rtRow
 	pending  map[string]pendingCost
 	pendingN int
+	tasks    []taskCost  // by concurrency; nil when not run
+	waiting  pendingCost // per task waiting for its answer
 	decode   map[string]*decodeResult
 	gen      []genResult
 	profiles []profileNote
@@ -284,6 +286,10 @@ func (r *report) markdown() string {
 		}
 	}
 
+	if len(r.tasks) > 0 {
+		r.tasksMarkdown(p)
+	}
+
 	if r.decode != nil {
 		p("\n## Decoding and validating an answer\n\n")
 		p("The generator engineer's benchmarks in `gen/internal/benchform` (form `PeerForm`: a string with `validate:\"required,ip\"`, a bounded integer, an enum, a multi-select, a bool), run with `go test -bench Decode`; median of %d runs.\n\n", r.decode["Generated"].samples)
@@ -389,4 +395,22 @@ func pprofTop(cpuPath, allocPath string) (string, error) {
 		out.WriteString("\n")
 	}
 	return out.String(), nil
+}
+
+// tasksMarkdown is the report's section on tasks (tasks.go).
+func (r *report) tasksMarkdown(p func(string, ...any)) {
+	p("\n## Tasks\n\n")
+	p("`ours-task`: the same tool, form and answer, run as a task (the 2026-07-28 extension `%s`, the tool `TaskRequired`) on the embedded store, `runtime/taskstore` (bbolt, a file in a temporary directory: every write a committed transaction). ", tasksExtension)
+	p("A task's life, as its client lives it: `tools/call` answered with the task; `tasks/get` polled (%v apart) until the task is `input_required`; `tasks/update` with the answer; `tasks/get` polled until it is `completed`; its result checked. ", pollPause)
+	p("Time per task is wall time over the tasks completed by that many clients at once, ÷ round trip compares it with the same exchange as a 2026-07-28 `input_required` round trip (`ours-modern` above, same concurrency); server CPU is the server process's user and system time (getrusage) over the tasks, polls included.\n\n")
+	p("| concurrency | tasks | tasks/s | time/task | ÷ round trip | polls/task | server CPU/task | server allocs/task | server bytes/task |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, t := range r.tasks {
+		rel := ""
+		if row := r.rows[rtKey{"ours-" + eraModern, t.conc}]; row != nil {
+			rel = ratio(float64(t.perTask()), row.median(window.nsPerOp))
+		}
+		p("| %d | %d | %.0f | %s | %s | %.1f | %s | %.0f | %s |\n", t.conc, t.n, float64(t.n)/t.wall.Seconds(), fmtDur(t.perTask()), rel, t.pollsPerTask(), fmtDur(t.cpu), t.allocs, fmtBytes(t.bytes))
+	}
+	w := r.waiting
+	p("\nMemory per task waiting for its person: %d tasks `input_required` at once, measured as the pending elicitations above (heap objects and stacks after two GCs, before and while they wait, over their number): %s heap, %s stacks, %.2f goroutines. A waiting task is a record in the store, not a goroutine or a connection.\n", w.n, fmtBytes(w.heap), fmtBytes(w.stacks), w.goroutines)
 }

@@ -96,6 +96,8 @@ func newHandler(f flow) (http.Handler, func(), error) {
 				stopTelemetry()
 			}
 		}, nil
+	case serverOursTask:
+		return newTaskHandler()
 	case serverGoSDK:
 		return goSDKHandler(f.era, schema), func() {}, nil
 	case serverMCPGo:
@@ -299,11 +301,12 @@ func (f *floorModern) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // memSample is what /_bench/mem reports.
 type memSample struct {
-	AllocObjects uint64 `json:"allocObjects"` // cumulative
-	AllocBytes   uint64 `json:"allocBytes"`   // cumulative
-	HeapObjects  uint64 `json:"heapObjects"`  // bytes of live+unswept objects
-	Stacks       uint64 `json:"stacks"`       // bytes of stack memory
-	Goroutines   uint64 `json:"goroutines"`
+	AllocObjects uint64  `json:"allocObjects"` // cumulative
+	AllocBytes   uint64  `json:"allocBytes"`   // cumulative
+	HeapObjects  uint64  `json:"heapObjects"`  // bytes of live+unswept objects
+	Stacks       uint64  `json:"stacks"`       // bytes of stack memory
+	Goroutines   uint64  `json:"goroutines"`
+	CPU          float64 `json:"cpuSeconds"` // the process's user and system CPU time so far (0 where unknown)
 }
 
 var memMetrics = []string{
@@ -330,7 +333,7 @@ func readMem(gc bool) memSample {
 		}
 		return s[i].Value.Uint64()
 	}
-	return memSample{AllocObjects: v(0), AllocBytes: v(1), HeapObjects: v(2), Stacks: v(3), Goroutines: v(4)}
+	return memSample{AllocObjects: v(0), AllocBytes: v(1), HeapObjects: v(2), Stacks: v(3), Goroutines: v(4), CPU: processCPU()}
 }
 
 // serveChild is the child process: it serves flow name on a loopback port,
