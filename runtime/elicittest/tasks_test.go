@@ -44,7 +44,7 @@ func taskRuntime(t *testing.T) *runtime.Server {
 }
 
 // taskServer serves "greet" (TaskOptional: asks a name), "plain" (no
-// tasks: asks a name too) and "hang" (TaskOptional: waits for its ctx to
+// tasks: asks a name too), "boom" (TaskOptional: fails) and "hang" (TaskOptional: waits for its ctx to
 // end), and counts the runs of greet.
 func taskServer(t *testing.T) (*elicittest.Server, *atomic.Int32) {
 	srv := taskRuntime(t)
@@ -62,6 +62,9 @@ func taskServer(t *testing.T) (*elicittest.Server, *atomic.Int32) {
 	}
 	runtime.AddTool(srv, runtime.Tool{Name: "greet", TaskSupport: runtime.TaskOptional}, greet)
 	runtime.AddTool(srv, runtime.Tool{Name: "plain"}, greet)
+	runtime.AddTool(srv, runtime.Tool{Name: "boom", TaskSupport: runtime.TaskOptional}, func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
+		return nil, &runtime.RPCError{Code: runtime.CodeInternalError, Message: "boom"}
+	})
 	runtime.AddTool(srv, runtime.Tool{Name: "hang", TaskSupport: runtime.TaskOptional}, func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
 		<-ctx.Done()
 		stopped <- context.Cause(ctx)
@@ -98,7 +101,7 @@ func TestTaskAnswersReachTheHandler(t *testing.T) {
 	}
 }
 
-func TestTaskDeclinedAndCanceledAsks(t *testing.T) {
+func TestTaskOutcomes(t *testing.T) {
 	s, _ := taskServer(t)
 	c := s.Connect(t, elicittest.Conn{Tasks: true})
 	res := c.Call(t, "greet", nil, elicittest.Decline())
@@ -107,6 +110,11 @@ func TestTaskDeclinedAndCanceledAsks(t *testing.T) {
 		t.Errorf("TaskStatus %q, want completed (with an isError result)", res.TaskStatus)
 	}
 	c.Call(t, "greet", nil, elicittest.Cancel()).WantError(t, "no greeting: elicit: canceled by the user")
+	res = c.Call(t, "boom", nil)
+	res.WantRPCError(t, runtime.CodeInternalError)
+	if res.TaskStatus != runtime.TaskFailed || !strings.Contains(fmt.Sprint(res.Err), "boom") {
+		t.Errorf("TaskStatus %q, Err %v: want the task failed with its error", res.TaskStatus, res.Err)
+	}
 }
 
 func TestCancelTask(t *testing.T) {
