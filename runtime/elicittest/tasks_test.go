@@ -110,6 +110,12 @@ func TestTaskOutcomes(t *testing.T) {
 		t.Errorf("TaskStatus %q, want completed (with an isError result)", res.TaskStatus)
 	}
 	c.Call(t, "greet", nil, elicittest.Cancel()).WantError(t, "no greeting: elicit: canceled by the user")
+	// 2026-07-28 has no error answer to an input request: the client gives
+	// up, as it does a call, and the test does not fail for it.
+	res = c.Call(t, "greet", nil, elicittest.ReplyError(-1, "no screen"))
+	if res.TaskID == "" || !strings.Contains(fmt.Sprint(res.Err), "the client gave up the call") {
+		t.Errorf("TaskID %q, Err %v: want a task the client gave up", res.TaskID, res.Err)
+	}
 	res = c.Call(t, "boom", nil)
 	res.WantRPCError(t, runtime.CodeInternalError)
 	if res.TaskStatus != runtime.TaskFailed || !strings.Contains(fmt.Sprint(res.Err), "boom") {
