@@ -93,7 +93,10 @@
 //	                               separated by tabs
 //	task-get                       tasks/get of the current task: prints
 //	                               "task ID STATUS" (": MESSAGE" after it
-//	                               when the task has a status message)
+//	                               when the task has a status message) and,
+//	                               when it is input_required, a line per
+//	                               request it waits for: a tab, its key,
+//	                               method and message
 //	task-wait                      poll the current task with tasks/get, at
 //	                               the pollIntervalMs the server gives,
 //	                               until it ends, answering each round of

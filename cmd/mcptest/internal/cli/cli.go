@@ -10,8 +10,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -481,13 +483,27 @@ func (r *runner) do(ctx context.Context, client *mcpclient.Client, d script.Dire
 	return nil, nil
 }
 
-// printTask prints "task ID STATUS", and its status message if any.
+// printTask prints "task ID STATUS", and its status message if any; an
+// input_required task's requests follow, one a line, as "\tKEY METHOD
+// MESSAGE" in key order.
 func (r *runner) printTask(t *mcpclient.Task) {
 	if t.StatusMessage != "" {
 		r.stdout.printf("task %s %s: %s\n", t.TaskID, t.Status, oneLine(t.StatusMessage))
-		return
+	} else {
+		r.stdout.printf("task %s %s\n", t.TaskID, t.Status)
 	}
-	r.stdout.printf("task %s %s\n", t.TaskID, t.Status)
+	var reqs map[string]struct {
+		Method string
+		Params struct{ Message string }
+	}
+	_ = json.Unmarshal(t.InputRequests, &reqs) // what does not decode is not shown
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		line := k + " " + reqs[k].Method
+		if m := reqs[k].Params.Message; m != "" {
+			line += " " + strconv.Quote(oneLine(m))
+		}
+		r.stdout.printf("\t%s\n", line)
+	}
 }
 
 // elicit answers an elicitation from the queue; an empty queue answers

@@ -86,6 +86,11 @@ func TestTasks(t *testing.T) {
 			stderr: []string{`elicitation "Who?" arrived with no queued reply; answering cancel`, "stdin:2: task-wait: no greeting: elicit: canceled by the user"},
 		},
 		{
+			name:   "waiting for input",
+			script: "@greet\nwait 1s\ntask-get\ntask-cancel\ntask-get\n",
+			stdout: "task ID working\ntask ID input_required\n\telicit elicitation/create \"Who?\"\ntask ID cancelled: cancelled by the client\n",
+		},
+		{
 			name:   "failed",
 			script: "@boom\ntask-wait\ntask-get\n",
 			code:   1,
