@@ -58,7 +58,10 @@ func (c *Client) Transport() string {
 // left unasked, when Accept of a generated form meets another form, and
 // when no result arrives within the server's CallTimeout. A JSON-RPC error
 // response is no failure by itself: it is the Result's Err, for
-// WantRPCError; nor is a call a [ReplyError] ends on 2026-07-28.
+// WantRPCError; nor is a call a [ReplyError] ends on 2026-07-28. From a
+// client connected with [Conn] Tasks, a call the server makes a task is
+// followed to its end: polled, its questions answered from answers, and
+// a cancelled task is no failure either (see "Tasks" in the package doc).
 func (c *Client) Call(t testing.TB, tool string, args any, answers ...Answer) *Result {
 	t.Helper()
 	if c == nil || c.mc == nil {
