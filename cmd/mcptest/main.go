@@ -5,8 +5,8 @@
 //
 // Usage:
 //
-//	mcptest --url URL [--elicit[=form,url]] [--sampling] [--roots] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script
-//	mcptest --stdio 'CMD ARGS' [--elicit[=form,url]] [--sampling] [--roots] [--protocol VERSION] [--timeout D] [--trace] < script
+//	mcptest --url URL [--elicit[=form,url]] [--sampling] [--roots] [--tasks] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script
+//	mcptest --stdio 'CMD ARGS' [--elicit[=form,url]] [--sampling] [--roots] [--tasks] [--protocol VERSION] [--timeout D] [--trace] < script
 //
 // For example, the same script against ze over HTTP and over stdio:
 //
@@ -37,6 +37,10 @@
 //	--sampling         declare sampling ({"tools":{}} from 2025-11-25 on, {}
 //	                   before), answered by sample-reply lines
 //	--roots            declare roots, answered by roots-reply lines
+//	--tasks            declare the tasks extension io.modelcontextprotocol/tasks
+//	                   (protocol 2026-07-28 only; with another --protocol it
+//	                   is a usage error): a call of a tool that allows tasks
+//	                   then makes a task, for the task-* lines
 //	--protocol VERSION 2026-07-28, 2025-11-25, 2025-06-18 or 2025-03-26.
 //	                   2026-07-28 is sessionless, sends _meta (over HTTP also
 //	                   the Mcp-Method / Mcp-Name headers) on every request and
@@ -87,6 +91,21 @@
 //	tools                          print tools/list: one line per tool, its
 //	                               name, description and inputSchema,
 //	                               separated by tabs
+//	task-get                       tasks/get of the current task: prints
+//	                               "task ID STATUS" (": MESSAGE" after it
+//	                               when the task has a status message) and,
+//	                               when it is input_required, a line per
+//	                               request it waits for: a tab, its key,
+//	                               method and message
+//	task-wait                      poll the current task with tasks/get, at
+//	                               the pollIntervalMs the server gives,
+//	                               until it ends, answering each round of
+//	                               its input requests from the queues with
+//	                               tasks/update; its result is printed as a
+//	                               call's, a failed task's error as a
+//	                               call's JSON-RPC error, and a cancelled
+//	                               task as "task ID cancelled: MESSAGE"
+//	task-cancel                    tasks/cancel of the current task
 //
 // For example, the seed's scenario:
 //
@@ -107,6 +126,19 @@
 // and roots/list the server sends (as a request in a session, as an input
 // request on 2026-07-28); an empty queue answers with error -1, as a
 // client whose user refused, with a note on stderr.
+//
+// Tasks. With --tasks, an @TOOL line whose tool runs as a task gets a task
+// handle instead of a result: mcptest prints "task ID STATUS" and that
+// task is the current one, for the task-* lines after it, until the next
+// handle. A task-* line with no current task fails (status 1) and the
+// script goes on. For example, a task answered, then one cancelled:
+//
+//	elicit-accept {"name":"Ada"}
+//	@greet
+//	task-wait
+//	@deploy
+//	task-cancel
+//	task-get
 //
 // Output. A tool result's content goes to stdout, one line per item: the text
 // of text items, the JSON of other items, then structuredContent as JSON if

@@ -630,8 +630,9 @@ func nameOf(method string, params json.RawMessage) string {
 		return ""
 	}
 	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return ""
@@ -641,6 +642,8 @@ func nameOf(method string, params json.RawMessage) string {
 		return p.Name
 	case "resources/read":
 		return p.URI
+	case MethodGetTask, MethodUpdateTask, MethodCancelTask:
+		return p.TaskID
 	}
 	return ""
 }

@@ -40,12 +40,17 @@
 //     carries _meta with io.modelcontextprotocol/protocolVersion,
 //     clientCapabilities and clientInfo, and over HTTP the
 //     MCP-Protocol-Version, Mcp-Method and (for tools/call, prompts/get,
-//     resources/read) Mcp-Name headers. Over stdio, notifications carry the
+//     resources/read, and the task id for tasks/get, update and cancel)
+//     Mcp-Name headers. Over stdio, notifications carry the
 //     same _meta, and a call whose context ends sends notifications/cancelled
 //     (over HTTP the closed connection tells the server). [Connect] calls server/discover to check the version. A
 //     tools/call result with resultType "input_required" is answered from
 //     its inputRequests through [Options.OnElicit] and retried with a new id,
-//     inputResponses and the echoed requestState until it is complete. A
+//     inputResponses and the echoed requestState until it is complete.
+//     With the tasks extension declared (Capabilities.Extensions), a
+//     tools/call may return a task handle (resultType "task", taskId):
+//     [Client.AwaitTask] polls it, answering its inputRequests the same
+//     way through tasks/update, until it ends. A
 //     server request on a modern stream is a protocol error (servers must
 //     not send them), not a hang: over HTTP it fails the call, over stdio it
 //     is answered with error -32600.

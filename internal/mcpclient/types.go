@@ -63,6 +63,10 @@ type Capabilities struct {
 	Roots    *RootsCapability    `json:"roots,omitempty"`
 	// Experimental capabilities are sent verbatim.
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	// Extensions are declared by identifier, each settings object sent
+	// verbatim (2026-07-28): ExtensionTasks ({}) lets a tools/call
+	// become a task (see [Client.AwaitTask]).
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // ElicitationCapability says which elicitation modes the client accepts.

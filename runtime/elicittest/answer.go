@@ -119,6 +119,8 @@ type Answer struct {
 	desc    string
 	err     error             // the value could not be marshalled
 	rpcErr  *runtime.RPCError // ReplyError: the JSON-RPC error to answer with
+	// cancelTask: CancelTask, which cancels the task with tasks/cancel.
+	cancelTask bool
 }
 
 // String renders the answer as failure messages show it.
@@ -244,6 +246,15 @@ func Decline() Answer { return Answer{action: mcpclient.ActionDecline, desc: "De
 
 // Cancel cancels: the user dismissed the question (runtime.ErrElicitCanceled).
 func Cancel() Answer { return Answer{action: mcpclient.ActionCancel, desc: "Cancel()"} }
+
+// CancelTask answers an elicitation inside a task ([Conn] Tasks) by
+// cancelling the whole task with tasks/cancel, as a person who gives up
+// the work would: the Call returns with TaskStatus cancelled and Err
+// saying so, and the handler is not run again. Outside a task it cancels
+// the elicitation and fails the Call.
+func CancelTask() Answer {
+	return Answer{action: mcpclient.ActionCancel, cancelTask: true, desc: "CancelTask()"}
+}
 
 // Reply answers with any action and content, both verbatim (content as in
 // AcceptRaw; nil sends none), to test malformed answers:

@@ -58,7 +58,10 @@ func (c *Client) Transport() string {
 // left unasked, when Accept of a generated form meets another form, and
 // when no result arrives within the server's CallTimeout. A JSON-RPC error
 // response is no failure by itself: it is the Result's Err, for
-// WantRPCError; nor is a call a [ReplyError] ends on 2026-07-28.
+// WantRPCError; nor is a call a [ReplyError] ends on 2026-07-28. From a
+// client connected with [Conn] Tasks, a call the server makes a task is
+// followed to its end: polled, its questions answered from answers, and
+// a cancelled task is no failure either (see "Tasks" in the package doc).
 func (c *Client) Call(t testing.TB, tool string, args any, answers ...Answer) *Result {
 	t.Helper()
 	if c == nil || c.mc == nil {
@@ -81,6 +84,9 @@ func (c *Client) Call(t testing.TB, tool string, args any, answers ...Answer) *R
 	c.setCall(cl)
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	out, err := c.mc.CallTool(ctx, tool, raw)
+	if task := mcpclient.TaskOf(out); err == nil && task != nil {
+		out, err = c.awaitTask(ctx, cl, res, task.TaskID)
+	}
 	cancel()
 	c.setCall(nil)
 
@@ -92,12 +98,15 @@ func (c *Client) Call(t testing.TB, tool string, args any, answers ...Answer) *R
 	switch {
 	case err == nil:
 		res.fill(out)
+	case errors.Is(err, errTaskCancelled):
+		res.Err = err
 	case gaveUp != "":
 		res.Err = fmt.Errorf("elicittest: answered %s, which 2026-07-28 cannot send (an input request has no error answer): the client gave up the call: %w", gaveUp, err)
 	case errors.As(err, &rpcErr):
 		res.Err = &runtime.RPCError{Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
 	case ctx.Err() != nil:
 		res.Err = err
+		c.cancelStuckTask(res.TaskID)
 		t.Errorf("%s: no result within %v (Server.CallTimeout): a handler that never returns, or waits on something the script does not do%s", res.head(), c.timeout, res.askedLines())
 	default:
 		res.Err = err
@@ -115,6 +124,43 @@ func (c *Client) Call(t testing.TB, tool string, args any, answers ...Answer) *R
 			res.head(), len(unused), strings.Join(descs, ", "), len(res.asked), res.askedLines())
 	}
 	return res
+}
+
+// errTaskCancelled is the Err of a Call whose task was cancelled.
+var errTaskCancelled = errors.New("elicittest: the task was cancelled")
+
+// awaitTask follows a Call that became the task id to its end, answering
+// its input requests from the script as a call's are.
+func (c *Client) awaitTask(ctx context.Context, cl *call, res *Result, id string) (*mcpclient.CallToolResult, error) {
+	res.TaskID = id
+	cl.mu.Lock()
+	cl.taskID = id
+	cl.mu.Unlock()
+	ended, err := c.mc.AwaitTask(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	res.TaskStatus, res.Rounds = runtime.TaskStatus(ended.Status), ended.Rounds
+	switch {
+	case ended.Status == mcpclient.TaskCompleted:
+		return ended.CallToolResult()
+	case ended.Status == mcpclient.TaskFailed && ended.Error != nil:
+		return nil, ended.Error
+	case ended.Status == mcpclient.TaskCancelled:
+		return nil, fmt.Errorf("%w (%s)", errTaskCancelled, ended.StatusMessage)
+	}
+	return nil, fmt.Errorf("%w: task %q ended %s without an error", mcpclient.ErrProtocol, id, ended.Status)
+}
+
+// cancelStuckTask cancels the task of a Call that timed out, so that its
+// handler does not outlive the test.
+func (c *Client) cancelStuckTask(id string) {
+	if id == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	_ = c.mc.CancelTask(ctx, id) // best effort: the Call has failed already
 }
 
 func (c *Client) setCall(cl *call) {
@@ -164,7 +210,7 @@ func checkScript(answers []Answer) error {
 
 // onElicit answers an elicitation from the script of the Call in flight;
 // one that arrives outside any Call (after a Call gave up) is canceled.
-func (c *Client) onElicit(_ context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
+func (c *Client) onElicit(ctx context.Context, p mcpclient.ElicitParams) (mcpclient.ElicitResult, error) {
 	c.mu.Lock()
 	cl := c.cur
 	c.mu.Unlock()
@@ -188,6 +234,13 @@ func (c *Client) onElicit(_ context.Context, p mcpclient.ElicitParams) (mcpclien
 			cl.mu.Unlock()
 		}
 		return mcpclient.ElicitResult{}, a.rpcErr
+	}
+	if a.cancelTask {
+		// The answer that goes with it is a cancel, which the cancelled
+		// task ignores.
+		if err := c.mc.CancelTask(ctx, cl.task()); err != nil {
+			cl.problem(fmt.Sprintf("CancelTask(): %v", err))
+		}
 	}
 	return mcpclient.ElicitResult{Action: a.action, Content: a.content}, nil
 }
@@ -226,6 +279,19 @@ type call struct {
 	asked    []Elicitation
 	problems []string
 	gaveUp   string // the ReplyError that ended a 2026-07-28 call
+	taskID   string // the task the Call became, once it has
+}
+
+func (cl *call) task() string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.taskID
+}
+
+func (cl *call) problem(p string) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	cl.problems = append(cl.problems, p)
 }
 
 // next picks the answer to elicitation e and records both.
@@ -285,6 +351,8 @@ func (cl *call) mismatch(a Answer, e Elicitation) string {
 		return fmt.Sprintf("is answered with %v, which answers %s: check the order of the answers; it was %s", a, orElicitation(a.method), refusedOrCanceled(e))
 	case !e.isElicitation():
 		return ""
+	case a.cancelTask && cl.task() == "":
+		return "is answered with CancelTask(), which answers only inside a task (Conn Tasks, a tool that allows tasks); it was canceled"
 	case e.Mode == mcpclient.ModeURL && a.action == mcpclient.ActionAccept && len(a.content) > 0:
 		return fmt.Sprintf("is a url elicitation (%s), answered with form content %v: use elicittest.AcceptURL(); it was canceled", e.URL, a)
 	case a.form == nil || e.Mode != mcpclient.ModeForm:

@@ -60,6 +60,23 @@
 // requests of one input_required round are answered in the order the
 // handler asked them.
 //
+// # Tasks
+//
+// A tool whose Tool.TaskSupport allows tasks, on a server with a task
+// store (runtime.Options.Tasks; runtime/taskstore.Open on t.TempDir()),
+// is tested with the script of a call: a client connected with [Conn]
+// Tasks declares the extension runtime.ExtensionTasks (2026-07-28 only),
+// so its Call of such a tool gets a task handle; Call then polls
+// tasks/get at the pollIntervalMs the server gives (the server's
+// TaskOptions.PollInterval: make it short in tests), answers each
+// input_required round from the script with tasks/update, and returns
+// the task's result as a call's, so WantText and WantError work the same.
+// [Result] TaskID and TaskStatus tell the task and how it ended; Rounds
+// counts its rounds. [CancelTask], as an answer, cancels the task with
+// tasks/cancel: the Call returns with TaskStatus cancelled and an Err
+// saying so. A tool that does not allow tasks runs as a call on the same
+// client. A Call that times out cancels its task.
+//
 // # Failures
 //
 // A question with no answer left is canceled and fails the test; an

@@ -26,8 +26,15 @@ type Result struct {
 	// Raw is the whole result as received.
 	Raw json.RawMessage
 	// Rounds counts the input_required rounds before the result
-	// (2026-07-28; 0 on the legacy protocols).
+	// (2026-07-28; 0 on the legacy protocols), of the task when the call
+	// ran as one.
 	Rounds int
+	// TaskID and TaskStatus are the id of the task the call ran as
+	// ([Conn] Tasks) and how it ended: completed (a result, isError
+	// too), failed (Err is its JSON-RPC error) or cancelled (Err says
+	// so). Both are empty when the call did not run as a task.
+	TaskID     string
+	TaskStatus runtime.TaskStatus
 	// Err is set when the call got no result: a *runtime.RPCError for a
 	// JSON-RPC error response, another error when the call failed (the
 	// test has failed then too).

@@ -2,6 +2,7 @@ package elicittest
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -139,6 +140,12 @@ type Conn struct {
 	// capability. The handler's runtime.Sample or ListRoots then fails with
 	// a *runtime.MissingCapabilityError.
 	NoSampling, NoRoots bool
+	// Tasks declares the tasks extension (runtime.ExtensionTasks; on
+	// 2026-07-28 only): a Call of a tool whose TaskSupport allows tasks
+	// then runs as a task, its questions answered from the same script
+	// (see "Tasks" in the package doc). The server needs a task store
+	// (runtime.Options.Tasks).
+	Tasks bool
 }
 
 // Connect connects a client to the server as conn says, the legacy
@@ -195,6 +202,13 @@ func (s *Server) connect(t testing.TB, conn Conn) (c *Client, closeClient func()
 		opts.Capabilities.Roots = &mcpclient.RootsCapability{}
 	}
 	opts.OnRequest = c.onRequest
+	if conn.Tasks {
+		if conn.Protocol != runtime.Version20260728 {
+			t.Fatalf("elicittest: Connect: Tasks needs protocol %s (the tasks extension has no place in %s's sessions)", runtime.Version20260728, conn.Protocol)
+			return nil, nil
+		}
+		opts.Capabilities.Extensions = map[string]json.RawMessage{runtime.ExtensionTasks: json.RawMessage(`{}`)}
+	}
 	var stopServer func()
 	switch conn.Transport {
 	case HTTP:

@@ -10,8 +10,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +73,7 @@ type config struct {
 	header   http.Header
 	sampling bool // --sampling: declare sampling (with tools from 2025-11-25 on)
 	roots    bool // --roots: declare roots
+	tasks    bool // --tasks: declare the tasks extension (2026-07-28)
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -89,8 +92,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Var(headerFlag(cfg.header), "header", "extra HTTP header `'Name: value'` (repeatable)")
 	fs.BoolVar(&cfg.sampling, "sampling", false, "declare sampling (with tools from 2025-11-25 on), answered by sample-reply lines")
 	fs.BoolVar(&cfg.roots, "roots", false, "declare roots, answered by roots-reply lines")
+	fs.BoolVar(&cfg.tasks, "tasks", false, "declare the tasks extension (2026-07-28): a call of a task tool makes a task, for task-* lines")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s (--url URL | --stdio 'CMD ARGS') [--elicit[=form,url]] [--sampling] [--roots] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script\n", name)
+		fmt.Fprintf(stderr, "usage: %s (--url URL | --stdio 'CMD ARGS') [--elicit[=form,url]] [--sampling] [--roots] [--tasks] [--protocol VERSION] [--timeout D] [--trace] [--listen] [--header 'K: V'] < script\n", name)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -121,6 +125,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if cfg.protocol != "" && !slices.Contains(mcpclient.Versions(), cfg.protocol) {
 		return nil, fmt.Errorf("--protocol: unsupported version %q (want one of %s)", cfg.protocol, strings.Join(mcpclient.Versions(), ", "))
+	}
+	if cfg.tasks && cfg.protocol != "" && cfg.protocol != mcpclient.Version20260728 {
+		return nil, fmt.Errorf("--tasks needs protocol %s (the tasks extension has no place in %s's sessions)", mcpclient.Version20260728, cfg.protocol)
 	}
 	if cfg.timeout < 0 {
 		return nil, fmt.Errorf("--timeout: negative duration %s", cfg.timeout)
@@ -160,6 +167,9 @@ func (r *runner) connect(ctx context.Context, protocol string) (*mcpclient.Clien
 		opts.Capabilities.Roots = &mcpclient.RootsCapability{}
 	}
 	opts.OnRequest = r.request
+	if r.cfg.tasks && protocol == mcpclient.Version20260728 {
+		opts.Capabilities.Extensions = map[string]json.RawMessage{mcpclient.ExtensionTasks: json.RawMessage(`{}`)}
+	}
 	if r.cfg.trace {
 		opts.Trace = r.stderr
 	}
@@ -306,6 +316,8 @@ type runner struct {
 	queue   []script.Directive // queued elicitation replies, oldest first
 	samples []script.Directive // queued sample-reply lines, oldest first
 	roots   []script.Directive // queued roots-reply lines, oldest first
+
+	task string // the id of the last task an @TOOL made (main loop only)
 }
 
 func (r *runner) run(directives []script.Directive) (status int) {
@@ -370,7 +382,7 @@ func (r *runner) run(directives []script.Directive) (status int) {
 			for _, t := range tools {
 				r.stdout.printf("%s\t%s\t%s\n", t.Name, oneLine(t.Description), compactJSON(t.InputSchema))
 			}
-		case script.Call:
+		case script.Call, script.TaskGet, script.TaskWait, script.TaskCancel:
 			ok, fatal := r.call(ctx, client, d)
 			if !ok {
 				status = ExitFailure
@@ -393,16 +405,22 @@ func (r *runner) run(directives []script.Directive) (status int) {
 	return status
 }
 
-// call runs one @TOOL directive. ok is false when the call failed; fatal
-// when the run cannot go on (transport failure, timeout). A JSON-RPC error
-// or an isError result only fails this directive.
+// call runs one @TOOL or task-* directive. ok is false when it failed;
+// fatal when the run cannot go on (transport failure, timeout). A
+// JSON-RPC error or an isError result only fails this directive.
 func (r *runner) call(ctx context.Context, client *mcpclient.Client, d script.Directive) (ok, fatal bool) {
-	where := fmt.Sprintf("%s:%d: @%s", scriptName, d.Line, d.Tool)
-	res, err := client.CallTool(ctx, d.Tool, d.JSON)
+	where := fmt.Sprintf("%s:%d: %s", scriptName, d.Line, d)
+	if d.Kind == script.Call {
+		where = fmt.Sprintf("%s:%d: @%s", scriptName, d.Line, d.Tool)
+	}
+	res, err := r.do(ctx, client, d)
 	if err != nil {
 		r.errorf("%s: %v", where, cause(ctx, err))
 		var rpcErr *mcpclient.RPCError
-		return false, ctx.Err() != nil || !errors.As(err, &rpcErr)
+		return false, ctx.Err() != nil || !(errors.As(err, &rpcErr) || errors.Is(err, errNoTask))
+	}
+	if res == nil {
+		return true, false
 	}
 	if res.IsError {
 		lines := res.Lines()
@@ -418,6 +436,74 @@ func (r *runner) call(ctx context.Context, client *mcpclient.Client, d script.Di
 		r.stdout.printf("%s\n", l)
 	}
 	return true, false
+}
+
+// errNoTask fails a task-* line that has no task to act on.
+var errNoTask = errors.New("no task: an @TOOL line of a tool that runs as a task comes first, with --tasks on protocol " + mcpclient.Version20260728)
+
+// do sends what directive d asks and returns the tool result to print
+// (nil: nothing to print, or printed already). A task handle becomes the
+// current task and prints "task ID STATUS"; so do task-get and a
+// task-wait that ends cancelled; a task-wait that ends failed returns the
+// task's JSON-RPC error.
+func (r *runner) do(ctx context.Context, client *mcpclient.Client, d script.Directive) (*mcpclient.CallToolResult, error) {
+	if d.Kind == script.Call {
+		res, err := client.CallTool(ctx, d.Tool, d.JSON)
+		if task := mcpclient.TaskOf(res); err == nil && task != nil {
+			r.task = task.TaskID
+			r.printTask(task)
+			return nil, nil
+		}
+		return res, err
+	}
+	if r.task == "" {
+		return nil, errNoTask
+	}
+	var (
+		task *mcpclient.Task
+		err  error
+	)
+	switch d.Kind {
+	case script.TaskCancel:
+		return nil, client.CancelTask(ctx, r.task)
+	case script.TaskGet:
+		task, err = client.GetTask(ctx, r.task)
+	default:
+		task, err = client.AwaitTask(ctx, r.task)
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case task.Status == mcpclient.TaskCompleted && d.Kind == script.TaskWait:
+		return task.CallToolResult()
+	case task.Status == mcpclient.TaskFailed && task.Error != nil && d.Kind == script.TaskWait:
+		return nil, task.Error
+	}
+	r.printTask(task)
+	return nil, nil
+}
+
+// printTask prints "task ID STATUS", and its status message if any; an
+// input_required task's requests follow, one a line, as "\tKEY METHOD
+// MESSAGE" in key order.
+func (r *runner) printTask(t *mcpclient.Task) {
+	if t.StatusMessage != "" {
+		r.stdout.printf("task %s %s: %s\n", t.TaskID, t.Status, oneLine(t.StatusMessage))
+	} else {
+		r.stdout.printf("task %s %s\n", t.TaskID, t.Status)
+	}
+	var reqs map[string]struct {
+		Method string
+		Params struct{ Message string }
+	}
+	_ = json.Unmarshal(t.InputRequests, &reqs) // what does not decode is not shown
+	for _, k := range slices.Sorted(maps.Keys(reqs)) {
+		line := k + " " + reqs[k].Method
+		if m := reqs[k].Params.Message; m != "" {
+			line += " " + strconv.Quote(oneLine(m))
+		}
+		r.stdout.printf("\t%s\n", line)
+	}
 }
 
 // elicit answers an elicitation from the queue; an empty queue answers

@@ -12,6 +12,10 @@
 //	                                how a server treats malformed answers
 //	@TOOL [{json object}]           call TOOL with these arguments ({} if none)
 //	wait DURATION                   pause (time.ParseDuration syntax, >= 0)
+//	task-get                        tasks/get of the last task an @TOOL made
+//	task-wait                       poll that task until it ends, answering
+//	                                its input requests from the queues
+//	task-cancel                     tasks/cancel of that task
 //
 // The tool name runs to the first white space or '{'. Parse reports every
 // bad line, each as "NAME:LINE: message".
@@ -43,6 +47,9 @@ const (
 	ListTools
 	SampleReply
 	RootsReply
+	TaskGet
+	TaskWait
+	TaskCancel
 )
 
 // Directive keywords.
@@ -55,6 +62,9 @@ const (
 	keyTools   = "tools"
 	keySample  = "sample-reply"
 	keyRoots   = "roots-reply"
+	keyTaskGet = "task-get"
+	keyAwait   = "task-wait"
+	keyCancelT = "task-cancel"
 	callPrefix = "@"
 )
 
@@ -95,6 +105,12 @@ func (d Directive) String() string {
 		s = keyReply + " " + d.Action
 	case ListTools:
 		return keyTools
+	case TaskGet:
+		return keyTaskGet
+	case TaskWait:
+		return keyAwait
+	case TaskCancel:
+		return keyCancelT
 	case SampleReply:
 		s = keySample
 	case RootsReply:
@@ -246,11 +262,11 @@ func parseLine(text string) (Directive, string) {
 			return Directive{Kind: SampleReply, JSON: obj}, ""
 		}
 		return Directive{Kind: RootsReply, JSON: obj}, ""
-	case keyTools:
+	case keyTools, keyTaskGet, keyAwait, keyCancelT:
 		if rest != "" {
-			return Directive{}, fmt.Sprintf("tools takes no argument, got %q", rest)
+			return Directive{}, fmt.Sprintf("%s takes no argument, got %q", word, rest)
 		}
-		return Directive{Kind: ListTools}, ""
+		return Directive{Kind: bare[word]}, ""
 	case keyWait:
 		if rest == "" {
 			return Directive{}, "wait needs a duration, e.g. wait 500ms"
@@ -266,6 +282,9 @@ func parseLine(text string) (Directive, string) {
 	}
 	return Directive{}, fmt.Sprintf("unknown directive %q", word)
 }
+
+// bare are the kinds of the directives that take no argument.
+var bare = map[string]Kind{keyTools: ListTools, keyTaskGet: TaskGet, keyAwait: TaskWait, keyCancelT: TaskCancel}
 
 // object checks that s is empty or one JSON object and compacts it.
 func object(s, what string) (json.RawMessage, string) { return jsonValue(s, what, true) }

@@ -86,6 +86,7 @@ elicit-accept "s"
 tools all
 sample-reply
 roots-reply [1]
+task-wait 5s
 `
 	_, err := Parse("stdin", strings.NewReader(src))
 	var list ErrorList
@@ -107,6 +108,7 @@ roots-reply [1]
 		`stdin:13: tools takes no argument, got "all"`,
 		`stdin:14: sample-reply needs the result, e.g. sample-reply {"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}`,
 		`stdin:15: roots-reply result: want a JSON object, got [1]`,
+		`stdin:16: task-wait takes no argument, got "5s"`,
 	}
 	if len(list) != len(want) {
 		t.Fatalf("got %d errors:\n%v", len(list), err)
@@ -135,12 +137,12 @@ func TestParseReadError(t *testing.T) {
 }
 
 func TestFormatRoundTrip(t *testing.T) {
-	src := "elicit-accept {\"a\": 1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\nroots-reply {\"roots\": []}\n"
+	src := "elicit-accept {\"a\": 1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\nroots-reply {\"roots\": []}\ntask-get\ntask-wait\ntask-cancel\n"
 	ds, err := Parse("stdin", strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "elicit-accept {\"a\":1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\nroots-reply {\"roots\":[]}\n"
+	want := "elicit-accept {\"a\":1}\nelicit-accept\nelicit-decline\nelicit-cancel\n@t\n@t {\"b\":\"c d\"}\nwait 1h2m3.000000004s\nwait 0s\ntools\nroots-reply {\"roots\":[]}\ntask-get\ntask-wait\ntask-cancel\n"
 	if got := Format(ds); got != want {
 		t.Errorf("Format:\n%s\nwant:\n%s", got, want)
 	}
