@@ -12,7 +12,7 @@ import (
 // with "", which the form refuses) asks the user for it, on every protocol
 // and transport, and runs the answer; the handler itself never checks.
 func TestExecuteAsksForMissingCommand(t *testing.T) {
-	elicittest.NewServer(t, newServer(runtime.Options{})).Each(t, func(t *testing.T, c *elicittest.Client) {
+	elicittest.NewServer(t, newServer(runtime.Options{}, 0)).Each(t, func(t *testing.T, c *elicittest.Client) {
 		for _, args := range []any{nil, map[string]any{"command": ""}} {
 			res := c.Call(t, "ze_execute", args, elicittest.Accept(CommandForm{Command: "show version"}))
 			res.WantText(t, Version)
@@ -26,7 +26,7 @@ func TestExecuteAsksForMissingCommand(t *testing.T) {
 // TestExecuteCannotAsk: a client without elicitation gets the seed's
 // deterministic error.
 func TestExecuteCannotAsk(t *testing.T) {
-	s := elicittest.NewServer(t, newServer(runtime.Options{}))
+	s := elicittest.NewServer(t, newServer(runtime.Options{}, 0))
 	for _, version := range elicittest.Protocols() {
 		c := s.Connect(t, elicittest.Conn{Protocol: version, Elicitation: elicittest.NoElicitation})
 		c.Call(t, "ze_execute", nil).WantError(t, "missing required argument: command")

@@ -47,3 +47,11 @@ type ConfirmForm struct {
 	// Add the peer now?
 	Confirm bool `json:"confirm" jsonschema:"title=Add this peer"`
 }
+
+// ShutdownForm is what ze_drain asks once the peers are drained.
+//
+//elicit:form
+type ShutdownForm struct {
+	// Shut the drained peers' sessions down?
+	Shutdown bool `json:"shutdown" jsonschema:"title=Shut the sessions down"`
+}

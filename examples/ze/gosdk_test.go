@@ -29,7 +29,7 @@ func eraName(v string) string {
 // startZe serves ze on loopback.
 func startZe(t *testing.T) string {
 	t.Helper()
-	srv := newServer(runtime.Options{})
+	srv := newServer(runtime.Options{}, 0)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -11,6 +11,9 @@
 //
 //	ze_execute   run a ze command (argument "command"); without one, elicit it
 //	ze_add_peer  add a BGP peer, every field asked with a generated form
+//	ze_drain     drain the peers (slow, -drain-time), then ask whether to shut
+//	             their sessions down: a task for 2026-07-28 clients that
+//	             declare the tasks extension, when ze has a task store
 //
 // Flags:
 //
@@ -29,6 +32,8 @@
 //	-nats-replicas       how many JetStream servers keep a copy of it (default 1)
 //	-allowed-hosts       comma-separated extra Host names a loopback listener accepts
 //	-allowed-origins     comma-separated Origin values browsers may call from ("*": any)
+//	-tasks               file of the embedded task store (runtime/taskstore): ze_drain runs as a task, and a task waiting for its person survives a restart; with -nats the tasks are in JetStream instead, shared by the replicas
+//	-drain-time          how long ze_drain takes to drain the peers (default 5s)
 //	-stdio               serve MCP over stdin/stdout instead of HTTP (logs go to stderr)
 //	-v                   log to standard error
 //
@@ -73,6 +78,7 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/taskstore"
 )
 
 func main() {
@@ -101,6 +107,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	natsReplicas := fs.Int("nats-replicas", 1, "how many JetStream servers keep a copy of the session directory")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated extra Host names a loopback listener accepts")
 	allowedOrigins := fs.String("allowed-origins", "", `comma-separated Origin values browsers may call from ("*": any)`)
+	taskFile := fs.String("tasks", "", "file of the embedded task store: ze_drain runs as a task (with -nats the tasks are in JetStream instead)")
+	drainTime := fs.Duration("drain-time", defaultDrainTime, "how long ze_drain takes to drain the peers")
 	stdio := fs.Bool("stdio", false, "serve MCP over stdin/stdout instead of HTTP")
 	verbose := fs.Bool("v", false, "log to standard error")
 	if err := fs.Parse(args); err != nil {
@@ -165,8 +173,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer closeCluster()
 		opts.Cluster = cl
+		opts.Tasks.Store = cl.TaskStore()
 	}
-	srv := newServer(opts)
+	if *taskFile != "" {
+		if *natsURL != "" {
+			fmt.Fprintln(stderr, "ze: -tasks is for one process: with -nats the replicas keep the tasks in JetStream")
+			return 2
+		}
+		store, err := taskstore.Open(*taskFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "ze: -tasks: %v\n", err)
+			return 1
+		}
+		defer store.Close()
+		opts.Tasks.Store = store
+	}
+	srv := newServer(opts, *drainTime)
 	if *stdio {
 		// Standard output carries only JSON-RPC; the client ends the
 		// session by closing standard input.

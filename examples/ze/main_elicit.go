@@ -18,6 +18,7 @@ func init() {
 	formimpl.CheckFingerprint((*CommandForm)(nil), "CommandForm", 0x844350100515d0b7)
 	formimpl.CheckFingerprint((*ConfirmForm)(nil), "ConfirmForm", 0xdfc5c955743efd3e)
 	formimpl.CheckFingerprint((*PeerForm)(nil), "PeerForm", 0x5288d39811b208)
+	formimpl.CheckFingerprint((*ShutdownForm)(nil), "ShutdownForm", 0x780d3de3aef5abd)
 }
 
 // An enum constant's value changed after generation: run go generate. A map literal here
@@ -247,6 +248,53 @@ func (f *PeerForm) ElicitDecode(content []byte) error {
 	// The validate tags the schema cannot express, on the properties given.
 	if d.Seen(0) {
 		d.ValidateVar("address", f.Address, "ip")
+	}
+	return d.Err()
+}
+
+// This conversion stops compiling when the fields of ShutdownForm change: run go generate.
+type elicit_ShutdownForm_changed_run_go_generate = struct {
+	Shutdown bool
+}
+
+var _ = ShutdownForm(elicit_ShutdownForm_changed_run_go_generate{})
+
+// The requestedSchema of ShutdownForm, the same for every protocol version that can carry it.
+const shutdownFormSchema2025_06_18 = `{"type":"object","properties":{"shutdown":{"type":"boolean","title":"Shut the sessions down","description":"Shut the drained peers' sessions down?","default":false}}}`
+
+var shutdownFormDescriptor = &formimpl.Descriptor{
+	Name: "ShutdownForm",
+	Key:  "shutdown_form",
+	Variants: []formimpl.Variant{
+		{Version: "2025-06-18", Schema: []byte(shutdownFormSchema2025_06_18)},
+		{Version: "2025-11-25", Schema: []byte(shutdownFormSchema2025_06_18)},
+		{Version: "2026-07-28", Schema: []byte(shutdownFormSchema2025_06_18)},
+	},
+	Package: "main",
+}
+
+// ElicitForm describes the ShutdownForm form: its schema for each protocol version.
+func (*ShutdownForm) ElicitForm() *formimpl.Descriptor {
+	return shutdownFormDescriptor
+}
+
+// ElicitDecode decodes and validates the content of an accepted ShutdownForm answer into f.
+// Every problem is reported at once, in a *runtime.ContentError.
+func (f *ShutdownForm) ElicitDecode(content []byte) error {
+	var d formimpl.Decoder
+	d.Reset(content)
+	for d.Next() {
+		switch string(d.Key()) {
+		case "shutdown":
+			if v, ok := d.BoolField(0, "shutdown", false); ok {
+				f.Shutdown = v
+			}
+		default:
+			d.Unknown()
+		}
+	}
+	if !d.Seen(0) {
+		f.Shutdown = bool(false)
 	}
 	return d.Err()
 }

@@ -59,7 +59,7 @@ func onlyKey(t *testing.T, result map[string]json.RawMessage) string {
 // answered) sent again with the same requestState is refused with -32602
 // instead of adding the peer a second time.
 func TestAddPeerReplayRefused(t *testing.T) {
-	hs := httptest.NewServer(newServer(runtime.Options{}))
+	hs := httptest.NewServer(newServer(runtime.Options{}, 0))
 	defer hs.Close()
 	url := hs.URL + "/mcp"
 	r1, _ := addPeerRound(t, url, "")

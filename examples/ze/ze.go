@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-elicit/elicit/runtime"
 )
@@ -18,7 +19,15 @@ var peers = []string{
 	"peer2 192.0.2.2 AS 64512",
 }
 
-func newServer(opts runtime.Options) *runtime.Server {
+// defaultDrainTime is how long ze_drain takes unless -drain-time says.
+const defaultDrainTime = 5 * time.Second
+
+// newServer is ze's server; drain is how long ze_drain takes (0:
+// defaultDrainTime).
+func newServer(opts runtime.Options, drain time.Duration) *runtime.Server {
+	if drain <= 0 {
+		drain = defaultDrainTime
+	}
 	opts.Name, opts.Version = "ze", "1.0.0"
 	srv := runtime.NewServer(opts)
 	runtime.AddTool(srv, runtime.Tool{
@@ -29,7 +38,45 @@ func newServer(opts runtime.Options) *runtime.Server {
 		Name:        "ze_add_peer",
 		Description: "Add a BGP peer; the user fills in the peer's details.",
 	}, addPeer)
+	tool := runtime.Tool{
+		Name:        "ze_drain",
+		Description: "Drain every BGP peer for maintenance (slow), then ask the user whether to shut their sessions down.",
+	}
+	if opts.Tasks.Store != nil { // a task needs somewhere to wait for its person
+		tool.TaskSupport = runtime.TaskOptional
+	}
+	runtime.AddTool(srv, tool, drainPeers(drain))
 	return srv
+}
+
+// drainPeers is ze_drain, taking drain to drain the peers: a slow tool that asks its person half-way. For
+// a 2026-07-28 client that declares the tasks extension, on a ze with a
+// task store, the call is a task: the client has the task at once, the
+// drain runs in the background, and the question waits in the store
+// (tasks/get shows it, tasks/update answers it) for as long as the person
+// takes, through restarts of ze. The handler is the same in every case:
+// after the answer it runs again from the top (Round counts the runs), so
+// the drain, done by the first run, is not repeated.
+func drainPeers(drain time.Duration) func(context.Context, *runtime.CallToolRequest, struct{}) (*runtime.CallToolResult, error) {
+	return func(ctx context.Context, req *runtime.CallToolRequest, _ struct{}) (*runtime.CallToolResult, error) {
+		if req.Round == 0 {
+			t := time.NewTimer(drain)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return nil, context.Cause(ctx)
+			}
+		}
+		answer, err := runtime.Elicit[ShutdownForm](ctx, fmt.Sprintf("%d peers drained. Shut their sessions down?", len(peers)))
+		if err != nil {
+			return outcomeError(err)
+		}
+		if !answer.Shutdown {
+			return runtime.TextResult(fmt.Sprintf("drained %d peers; sessions kept up", len(peers))), nil
+		}
+		return runtime.TextResult(fmt.Sprintf("drained %d peers; sessions shut down", len(peers))), nil
+	}
 }
 
 // execute is the seed's ze_execute. Its arguments are CommandForm, and
