@@ -107,4 +107,12 @@
 // precision before the decoder sees it. A go-sdk server in JSONResponse
 // mode sends a session's elicitation on the GET stream, which a client may
 // not have open.
+//
+// # Tasks
+//
+// The go-sdk v1.8.0 serves no tasks (neither 2025-11-25's nor the
+// 2026-07-28 extension). A tool that asks its person inside a task, the
+// question waiting in a store through restarts, is served by a
+// *runtime.Server with runtime.Options.Tasks (runtime.AddTool), where the
+// handler's runtime.Elicit calls are the same as here.
 package gosdk

@@ -98,4 +98,18 @@
 // Accepted content arrives decoded by mcp-go (numbers as float64), so an
 // integer beyond 2^53 loses precision before the decoder sees it. mcp-go
 // falls back to its GET stream (a queue of 10) when the POST cannot stream.
+//
+// # Tasks
+//
+// The tasks that keep a question waiting for its person in a store (the
+// 2026-07-28 extension io.modelcontextprotocol/tasks, runtime.Options.Tasks)
+// are the runtime's own: a tool that asks inside a task is served by a
+// *runtime.Server with a task store (runtime.AddTool), where the
+// handler's runtime.Elicit calls are the same as here. mcp-go v1.2.1 has the experimental 2025-11-25
+// tasks instead (WithTaskCapabilities, mcp.WithTaskSupport), with its tasks
+// in the process's memory, and its task status never becomes
+// input_required: an elicitation of a handler it runs as a task goes out
+// as the session's request, with no io.modelcontextprotocol/related-task,
+// while the task says working. Register an eliciting tool without task
+// support on mcp-go.
 package mcpgo
