@@ -1,0 +1,78 @@
+package taskstore_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-elicit/elicit/runtime"
+)
+
+// TestShutdownWithRunningTasks: Shutdown waits for a task's handler that
+// ends within its deadline (the task completes, its result stored); past
+// the deadline it cancels a handler that does not (its context's cause is
+// ErrServerShutdown), returns, and leaves that task as stored: working,
+// neither failed nor completed, for the process that opens the store next
+// (whose tasks/get fails it once its lease lapses, TestKilledWorkingTaskFails).
+func TestShutdownWithRunningTasks(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+	defer store.Close()
+	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store, PollInterval: 20 * time.Millisecond}})
+	started := make(chan string, 2)
+	causes := make(chan error, 1)
+	release := make(chan struct{})
+	srv.AddTool(runtime.Tool{Name: "finishes", TaskSupport: runtime.TaskRequired}, func(ctx context.Context, _ *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		started <- "finishes"
+		<-release
+		return runtime.TextResult("finished during the shutdown"), nil
+	})
+	srv.AddTool(runtime.Tool{Name: "stuck", TaskSupport: runtime.TaskRequired}, func(ctx context.Context, _ *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		started <- "stuck"
+		<-ctx.Done()
+		causes <- context.Cause(ctx)
+		return nil, ctx.Err()
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := runtime.NewHTTPServer("", srv)
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	finishing, stuck := startTask(t, url, "finishes", 20), startTask(t, url, "stuck", 20)
+	<-started
+	<-started
+
+	shutdownCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(shutdownCtx) }()
+	close(release) // "finishes" ends while Shutdown waits
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Shutdown with a stuck task handler: %v, want its deadline", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown did not return past its deadline")
+	}
+	select {
+	case cause := <-causes:
+		if !errors.Is(cause, runtime.ErrServerShutdown) {
+			t.Errorf("the stuck handler's context ended with %v, want ErrServerShutdown", cause)
+		}
+	default:
+		t.Fatal("Shutdown returned before the stuck handler's context ended")
+	}
+	if got, err := store.Get(ctx, finishing); err != nil || got.Status != runtime.TaskCompleted || len(got.Result) == 0 {
+		t.Errorf("the task that finished during the shutdown: %+v, %v; want completed with its result", got, err)
+	}
+	if got, err := store.Get(ctx, stuck); err != nil || got.Status != runtime.TaskWorking {
+		t.Errorf("the task whose handler Shutdown stopped: %+v, %v; want it left working in the store", got, err)
+	}
+}
