@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -160,6 +161,17 @@ func (t *printingT) Cleanup(f func()) {
 	defer t.mu.Unlock()
 	t.cleanups = append(t.cleanups, f)
 }
+
+// TempDir is a new directory, removed at the example's end.
+func (t *printingT) TempDir() string {
+	dir, err := os.MkdirTemp("", "elicittest-example-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 func (t *printingT) cleanup() {
 	for i := len(t.cleanups) - 1; i >= 0; i-- {
 		t.cleanups[i]()

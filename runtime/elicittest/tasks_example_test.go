@@ -2,7 +2,6 @@ package elicittest_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,13 +16,10 @@ import (
 // is tested with a call's script from a client that declares the tasks
 // extension: Call polls the task, answers its questions with
 // tasks/update and returns its result. CancelTask, as an answer,
-// cancels the task instead. In a test, the store's directory is
-// t.TempDir().
+// cancels the task instead.
 func ExampleCancelTask() {
 	test(func(t testing.TB) {
-		dir, _ := os.MkdirTemp("", "tasks")
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		store, err := taskstore.Open(filepath.Join(dir, "tasks.db"))
+		store, err := taskstore.Open(filepath.Join(t.TempDir(), "tasks.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
