@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,5 +228,108 @@ func TestCreateReadsOldIndexEntries(t *testing.T) {
 	}
 	if err := s.Create(ctx, newTask("newer", "alice", time.Hour), 2); !errors.Is(err, runtime.ErrTaskLimit) {
 		t.Fatalf("a third live task: %v, want ErrTaskLimit", err)
+	}
+}
+
+// TestConcurrentWrites: writes from many goroutines at once share
+// transactions; each gets its own outcome: the creates within the limit
+// are stored, the ones past it get ErrTaskLimit, an update of a task that
+// does not exist gets ErrTaskNotFound, a failing change its error, and
+// none of these failures undoes another's write.
+func TestConcurrentWrites(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+	defer s.Close()
+	const n, limit = 64, 40
+	boom := errors.New("boom")
+	errs := make([]error, 3*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = s.Create(ctx, newTask(fmt.Sprintf("c%d", i), "alice", time.Hour), limit) })
+		wg.Go(func() {
+			_, errs[n+i] = s.Update(ctx, fmt.Sprintf("none%d", i), func(*runtime.Task) error { return nil })
+		})
+		wg.Go(func() {
+			_, errs[2*n+i] = s.Update(ctx, fmt.Sprintf("c%d", i), func(*runtime.Task) error { return boom })
+		})
+	}
+	wg.Wait()
+	created, limited := 0, 0
+	for i, err := range errs[:n] {
+		switch {
+		case err == nil:
+			created++
+			if _, err := s.Get(ctx, fmt.Sprintf("c%d", i)); err != nil {
+				t.Errorf("created task c%d: %v", i, err)
+			}
+		case errors.Is(err, runtime.ErrTaskLimit):
+			limited++
+		default:
+			t.Errorf("Create c%d: %v", i, err)
+		}
+	}
+	if created != limit || limited != n-limit {
+		t.Errorf("%d created, %d refused for the limit; want %d and %d", created, limited, limit, n-limit)
+	}
+	for i, err := range errs[n : 2*n] {
+		if !errors.Is(err, runtime.ErrTaskNotFound) {
+			t.Errorf("Update of none%d: %v, want ErrTaskNotFound", i, err)
+		}
+	}
+	for i, err := range errs[2*n:] {
+		if !errors.Is(err, boom) && !errors.Is(err, runtime.ErrTaskNotFound) { // c%d may not exist yet, or ever
+			t.Errorf("a failing change of c%d: %v", i, err)
+		}
+	}
+}
+
+// TestPanickingChange: a change that panics panics in its caller, as it
+// would in the caller's own transaction, and the Store goes on.
+func TestPanickingChange(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+	defer s.Close()
+	if err := s.Create(ctx, newTask("a", "alice", time.Hour), 10); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != "a bug" {
+				t.Errorf("the change's panic reached its caller as %v", v)
+			}
+		}()
+		_, _ = s.Update(ctx, "a", func(*runtime.Task) error { panic("a bug") })
+		t.Error("Update returned past a panicking change")
+	}()
+	if _, err := s.Update(ctx, "a", func(t *runtime.Task) error { t.Status = runtime.TaskCompleted; return nil }); err != nil {
+		t.Fatalf("an Update after the panic: %v", err)
+	}
+	if got, err := s.Get(ctx, "a"); err != nil || got.Status != runtime.TaskCompleted {
+		t.Fatalf("after the panic: %+v, %v", got, err)
+	}
+}
+
+// TestCloseWithWritesInFlight: writes racing Close either are stored or
+// say the Store is closed; none hangs or panics, and Close returns.
+func TestCloseWithWritesInFlight(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			if err := s.Create(ctx, newTask(fmt.Sprintf("t%d", i), "alice", time.Hour), 100); err != nil && !strings.Contains(err.Error(), "closed") {
+				t.Errorf("Create t%d racing Close: %v", i, err)
+			}
+		})
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if err := s.Close(); err == nil {
+		t.Error("a second Close succeeded")
+	}
+	if err := s.Create(ctx, newTask("late", "alice", time.Hour), 100); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Create after Close: %v", err)
 	}
 }

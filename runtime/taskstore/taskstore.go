@@ -9,9 +9,14 @@
 //
 // The file is a bbolt database (go.etcd.io/bbolt): pure Go, one file,
 // ACID transactions with a fsync on every commit, the store etcd keeps its
-// data in, and actively maintained. Each write here is one transaction,
-// so a task a tools/call answered with has reached the disk, and a
-// process killed at any point leaves the file at its last commit. bbolt
+// data in, and actively maintained. Each write returns once its
+// transaction is committed, so a task a tools/call answered with has
+// reached the disk, and a process killed at any point leaves the file at
+// its last commit. Writes that wait at the same time share one
+// transaction, and so one fsync: one committer goroutine runs them, a
+// write alone at once, the writes that came during a commit together in
+// the next (a write that fails is run again alone, and does not undo the
+// others). bbolt
 // locks the file: one process at a time opens it (Open waits a second for
 // a killed process's lock to go, then fails saying so); replicas that
 // share tasks use natscluster's Cluster.TaskStore (JetStream) instead.
@@ -29,6 +34,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/go-elicit/elicit/runtime"
@@ -41,7 +48,29 @@ import (
 // an error that says to call Open.
 type Store struct {
 	db *bolt.DB
+
+	// Writes go through one committer goroutine (commits), which runs
+	// the writes waiting when it is free in one transaction: concurrent
+	// writers share a commit and its fsync, and a lone one waits for no
+	// one. mu (read) is held while a write is handed over; Close takes it
+	// (write) to stop them.
+	mu      sync.RWMutex
+	closed  bool
+	writes  chan *write
+	stopped chan struct{} // closed when the committer has returned
 }
+
+// write is one write waiting for the committer: fn runs in a writable
+// transaction (maybe more than once, when a transaction it shared is
+// rolled back for another write's error), and done gets how its commit
+// went.
+type write struct {
+	fn   func(*bolt.Tx) error
+	done chan error
+}
+
+// maxBatch caps the writes of one transaction.
+const maxBatch = 256
 
 var _ runtime.TaskStore = (*Store)(nil)
 
@@ -96,14 +125,116 @@ func Open(path string) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("taskstore: preparing %s: %w", path, err)
 	}
+	s.writes, s.stopped = make(chan *write, maxBatch), make(chan struct{})
+	go s.commits()
 	return s, nil
 }
+
+// errClosed is what a closed Store's methods return.
+var errClosed = errors.New("taskstore: the Store is closed")
+
+// update runs fn in a writable transaction, with the other writes that
+// wait at the same time, and returns fn's error or the commit's.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	w := &write{fn: fn, done: make(chan error, 1)}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return errClosed
+	}
+	s.writes <- w
+	s.mu.RUnlock()
+	err := <-w.done
+	if p, ok := err.(panicked); ok {
+		panic(p.v)
+	}
+	return err
+}
+
+// commits is the committer: it takes a write, and every other one that
+// is waiting, and runs them in one transaction, until Close.
+func (s *Store) commits() {
+	defer close(s.stopped)
+	batch := make([]*write, 0, maxBatch)
+	for w := range s.writes {
+		batch = append(batch[:0], w)
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case w, ok := <-s.writes:
+				if !ok {
+					break more // closed: these are the last
+				}
+				batch = append(batch, w)
+			default:
+				break more
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// commit runs the writes in one transaction. A write whose fn fails rolls
+// the transaction back: it runs again alone, for its own error (a panic
+// is not run again: it goes back to its writer), and the others run
+// together again without it.
+func (s *Store) commit(batch []*write) {
+	for len(batch) > 0 {
+		failed, ferr := -1, error(nil)
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			for i, w := range batch {
+				if err := w.call(tx); err != nil {
+					failed, ferr = i, err
+					return err
+				}
+			}
+			return nil
+		})
+		if failed < 0 || len(batch) == 1 {
+			for _, w := range batch {
+				w.done <- err
+			}
+			return
+		}
+		w := batch[failed]
+		if _, ok := ferr.(panicked); ok {
+			w.done <- ferr
+		} else {
+			w.done <- s.db.Update(w.call)
+		}
+		batch = slices.Delete(batch, failed, failed+1)
+	}
+}
+
+// call runs w's fn, its panic returned as a panicked error.
+func (w *write) call(tx *bolt.Tx) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicked{v}
+		}
+	}()
+	return w.fn(tx)
+}
+
+// panicked is a write's panic, which update raises again in its writer.
+type panicked struct{ v any }
+
+func (p panicked) Error() string { return fmt.Sprintf("taskstore: a write panicked: %v", p.v) }
 
 // Close closes the file. A closed Store's methods return an error.
 func (s *Store) Close() error {
 	if s == nil || s.db == nil {
 		return errNotOpen
 	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errClosed
+	}
+	s.closed = true
+	close(s.writes) // the committer commits what was handed over, then returns
+	s.mu.Unlock()
+	<-s.stopped
 	return s.db.Close()
 }
 
@@ -129,7 +260,7 @@ func (s *Store) Create(ctx context.Context, t *runtime.Task, maxPerOwner int) er
 	if err != nil {
 		return fmt.Errorf("taskstore: encoding task %q: %w", t.ID, err)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		tasks := tx.Bucket(tasksBucket)
 		if tasks.Get([]byte(t.ID)) != nil {
 			return fmt.Errorf("taskstore: task %q exists", t.ID)
@@ -179,7 +310,7 @@ func (s *Store) Update(ctx context.Context, id string, change func(*runtime.Task
 		return nil, err
 	}
 	var t *runtime.Task
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		var err error
 		if t, err = live(tx, id, time.Now()); err != nil {
 			return err
