@@ -48,6 +48,9 @@ func deferServer(t *testing.T, support runtime.TaskSupport, runs, asks *atomic.I
 	}
 	srv.AddTool(runtime.Tool{Name: "sign", TaskSupport: support, DeferTask: true}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		runs.Add(1)
+		if req.Round > 2 {
+			return nil, fmt.Errorf("round %d: only two rounds were input_required", req.Round)
+		}
 		signer, err := ask(ctx, "Who signs?")
 		if err != nil {
 			return nil, err
@@ -88,7 +91,8 @@ func deferServer(t *testing.T, support runtime.TaskSupport, runs, asks *atomic.I
 // left unanswered, is answered with the task's handle (no requestState,
 // no inputRequests); in the task the handler runs again, finds every
 // answer of the rounds before (it asks nothing again: the task never
-// goes input_required) and completes. A question asked in the round of
+// goes input_required; its Round counts the input_required rounds only)
+// and completes. A question asked in the round of
 // ContinueAsTask and unanswered makes that round input_required.
 func TestContinueAsTask(t *testing.T) {
 	for _, tc := range []struct {
