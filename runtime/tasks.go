@@ -284,7 +284,7 @@ var errNoTaskSupport = errors.New("elicit: ContinueAsTask: the tool's calls neve
 // returns its answer without asking again. If the round also asked
 // something that is not answered yet, the call is input_required as
 // usual, and the handler calls ContinueAsTask again on the retry. Inside
-// the task it returns nil and the handler goes on; so does it where the
+// the task it returns nil and the handler goes on, as it does where the
 // call runs to its end without a task (a session, on 2025-11-25 and
 // before, or a client without the tasks extension calling a TaskOptional
 // tool). A tool whose TaskSupport is TaskForbidden gets an error, and a

@@ -24,8 +24,9 @@ var whoSchema = map[string]any{
 // deferServer is a server with a task store and the DeferTask tools:
 // "sign" asks who signs and who witnesses, one round each, then continues
 // as a task; "eager" calls ContinueAsTask while its question is still
-// unanswered, and returns its error wrapped; "plain" has no TaskSupport and calls it all the same. runs
-// counts the handlers' runs, asks the Elicits that found no answer.
+// unanswered, and returns its error wrapped; "quick" never calls it;
+// "plain" has no TaskSupport and calls it all the same. runs counts the
+// handlers' runs, asks the Elicits that found no answer.
 func deferServer(t *testing.T, support runtime.TaskSupport, runs, asks *atomic.Int32) *runtime.Server {
 	t.Helper()
 	store, err := taskstore.Open(filepath.Join(t.TempDir(), "tasks.db"))
@@ -74,6 +75,10 @@ func deferServer(t *testing.T, support runtime.TaskSupport, runs, asks *atomic.I
 			return nil, askErr
 		}
 		return runtime.TextResult(fmt.Sprintf("signed by %v", signer)), nil
+	})
+	srv.AddTool(runtime.Tool{Name: "quick", TaskSupport: support, DeferTask: true}, func(context.Context, *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+		runs.Add(1)
+		return runtime.TextResult("quick"), nil
 	})
 	srv.AddTool(runtime.Tool{Name: "plain"}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
 		runs.Add(1)
@@ -177,16 +182,21 @@ func TestContinueAsTaskWithoutTask(t *testing.T) {
 	})
 }
 
-// TestContinueAsTaskForbiddenOnTaskClient: a tool without TaskSupport
-// called by a client that declares the tasks extension gets the error
-// too, and no task.
-func TestContinueAsTaskForbiddenOnTaskClient(t *testing.T) {
+// TestContinueAsTaskOnTaskClient: from a client that declares the tasks
+// extension, a DeferTask tool whose handler never calls ContinueAsTask
+// completes as an ordinary call, and a tool without TaskSupport gets
+// ContinueAsTask's error; neither makes a task.
+func TestContinueAsTaskOnTaskClient(t *testing.T) {
 	var runs, asks atomic.Int32
-	hs := httptest.NewServer(deferServer(t, runtime.TaskOptional, &runs, &asks))
+	hs := httptest.NewServer(deferServer(t, runtime.TaskRequired, &runs, &asks))
 	defer hs.Close()
-	res := taskCall(hs.URL, "tools/call", "plain", `"name":"plain","arguments":{}`)
-	if res["resultType"] != "complete" || res["isError"] != true || !strings.Contains(firstText(res), "never run as tasks") {
-		t.Fatalf("plain: %v, want an isError result saying it never runs as a task", res)
+	res := taskCall(hs.URL, "tools/call", "quick", `"name":"quick","arguments":{}`)
+	if _, ok := res["taskId"]; ok || res["resultType"] != "complete" || res["isError"] == true || firstText(res) != "quick" {
+		t.Errorf("quick: %v, want its result, complete", res)
+	}
+	res = taskCall(hs.URL, "tools/call", "plain", `"name":"plain","arguments":{}`)
+	if _, ok := res["taskId"]; ok || res["resultType"] != "complete" || res["isError"] != true || !strings.Contains(firstText(res), "never run as tasks") {
+		t.Errorf("plain: %v, want an isError result saying it never runs as a task", res)
 	}
 }
 

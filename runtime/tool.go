@@ -30,7 +30,8 @@ type Tool struct {
 	// are input_required rounds, before any task exists, until the handler
 	// calls ContinueAsTask, which makes the call a task from that round on
 	// (SEP-2663: an input_required exchange finishes before the task is
-	// created). Without it such a call is a task at once. AddTool panics on
+	// created); a handler that never calls it completes the call as an
+	// ordinary one. Without DeferTask such a call is a task at once. AddTool panics on
 	// DeferTask with a TaskSupport that is not TaskOptional or TaskRequired.
 	DeferTask bool `json:"-"`
 }
