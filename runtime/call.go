@@ -143,6 +143,10 @@ type call struct {
 	// claimOnce and claimErr make ClaimCall's answer one per run.
 	claimOnce sync.Once
 	claimErr  error
+	// tasking is where the call stands with tasks (ContinueAsTask);
+	// asTask is set once ContinueAsTask has made this round a task's.
+	tasking taskTurn
+	asTask  atomic.Bool
 	// rounds is what a 2026-07-28 call's requestState carried for
 	// telemetry (zero without it).
 	rounds telemetry.Rounds

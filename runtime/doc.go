@@ -396,6 +396,16 @@
 // a TaskOptional one runs as usual. A call of a tool that does not opt in
 // costs one comparison more, and no allocation.
 //
+// A tool with [Tool.DeferTask] asks before it becomes a task, as SEP-2663
+// prefers: its call starts as an ordinary 2026-07-28 call whose Elicits
+// are input_required rounds, with no task yet, until the handler calls
+// [ContinueAsTask]; that round is answered with the task's handle (the
+// handler returns the [ErrContinueAsTask] it got), and the handler runs
+// again in the task, where every answer of the rounds before is there
+// without asking again. Where the call cannot become a task (a session, a
+// client without the extension) ContinueAsTask returns nil, and the call
+// runs to its end as usual.
+//
 // Bounds ([TaskOptions]): MaxPerOwner tasks per authenticated subject
 // until they expire (everyone together without Options.Authenticate), a
 // TTL from creation after which the task is gone (-32602 "unknown task")

@@ -292,14 +292,16 @@ func (s *Server) completeResult(id json.RawMessage, res map[string]any) reply {
 }
 
 // inputRequiredTool is t for one run of a 2026-07-28 call: a handler that
-// returns ErrInputRequired itself after asking returns nothing instead, since
-// its result is replaced by input_required anyway (runTool would format the
-// error into an isError result only for it to be dropped).
+// returns ErrInputRequired itself after asking, or ErrContinueAsTask after
+// ContinueAsTask made the call a task, returns nothing instead, since its
+// result is replaced by input_required or the task anyway (runTool would
+// format the error into an isError result only for it to be dropped).
 func inputRequiredTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
 	rt := *t
 	rt.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		res, err := t.handler(ctx, req)
-		if err == ErrInputRequired && mc.Asked() { // the sentinel itself: a wrapped one may say more
+		// The sentinels themselves: a wrapped one may say more.
+		if err == ErrInputRequired && mc.Asked() || err == ErrContinueAsTask && req.call.asTask.Load() {
 			return nil, nil
 		}
 		return res, err
@@ -326,8 +328,12 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	if !ok {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", clip(p.Name)))
 	}
-	if r, ok := s.taskToolCall(ctx, msg, mm, p, t); ok {
-		return r
+	turn, rerr := s.callTurn(mm, t)
+	switch {
+	case rerr != nil:
+		return replyError(http.StatusOK, msg.ID, rerr)
+	case turn == taskInside:
+		return s.createTask(ctx, msg, mm, p, nil)
 	}
 	rp, _ := msg.decodedParams() // parseCallParams has vetted them
 	mp := roundTripParams{InputResponses: rp.InputResponses}
@@ -345,7 +351,7 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	c := &run.call
-	c.session, c.id, c.cancelF, c.sink, c.logLevel, c.inputRequired = sess, msg.ID, cancel, sk, mm.logLevel, true
+	c.session, c.id, c.cancelF, c.sink, c.logLevel, c.inputRequired, c.tasking = sess, msg.ID, cancel, sk, mm.logLevel, true, turn
 	if !s.startCall(c) {
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
 	}
@@ -368,6 +374,11 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 			mc.SetTelemetry(s.tel.SealRound(ctx, c.rounds))
 		}
 		return reply{status: http.StatusOK, frame: s.inputRequired(msg, p, mc, mm.subject)}
+	case c.asTask.Load(): // ContinueAsTask: the round's answers go into the task
+		if s.tel != nil {
+			s.tel.Round(ctx, mc.Round(), "task")
+		}
+		return s.createTask(ctx, msg, mm, p, mc)
 	case rpcErr != nil:
 		status := http.StatusOK
 		if rpcErr.Code == CodeMissingCapability {

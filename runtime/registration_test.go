@@ -38,6 +38,12 @@ func TestRegistrationPanics(t *testing.T) {
 			[]string{"elicit: AddTool:", `tool "typed" has a nil handler`}},
 		"AskMissing on no form": {func() { runtime.AddTool(srv, runtime.Tool{Name: "plain"}, typed, runtime.AskMissing("")) },
 			[]string{"elicit: AddTool:", `tool "plain"`, "generated form type", "//elicit:form", "leave AskMissing out"}},
+		"DeferTask without TaskSupport": {func() { srv.AddTool(runtime.Tool{Name: "later", DeferTask: true}, raw) },
+			[]string{"elicit: AddTool:", `tool "later" has DeferTask`, "TaskOptional or TaskRequired"}},
+		"DeferTask, TaskForbidden": {func() {
+			srv.AddTool(runtime.Tool{Name: "later", DeferTask: true, TaskSupport: runtime.TaskForbidden}, raw)
+		},
+			[]string{`tool "later" has DeferTask`}},
 		"bad RequestStateKeys": {func() { runtime.NewServer(runtime.Options{RequestStateKeys: [][]byte{{1}}}) },
 			[]string{"RequestStateKeys[0] has 1 bytes, want 32"}},
 	}

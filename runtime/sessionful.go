@@ -61,7 +61,7 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	}
 	run := &callRun{}
 	c := &run.call
-	c.session, c.key, c.id, c.cancelF, c.sink = sess, idKey(msg.ID), msg.ID, cancel, sk
+	c.session, c.key, c.id, c.cancelF, c.sink, c.tasking = sess, idKey(msg.ID), msg.ID, cancel, sk, t.syncTurn()
 	if !sess.addCall(c) {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running in this session", msg.ID))
 	}

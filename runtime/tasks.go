@@ -11,12 +11,15 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/internal/roundtrip"
+	"github.com/go-elicit/elicit/runtime/internal/callctx"
 )
 
 // Tasks, the 2026-07-28 extension io.modelcontextprotocol/tasks (SEP-2663):
 // a tools/call of a tool whose TaskSupport allows tasks, from a client that
 // declares the extension, is answered with a task handle once the task is
-// in Options.Tasks.Store; the handler runs in the background. When it
+// in Options.Tasks.Store (at once, or, for a DeferTask tool, from the
+// input_required round whose handler calls ContinueAsTask, with that
+// round's answers); the handler runs in the background. When it
 // elicits, the task goes input_required with the requests (tasks/get
 // shows them); tasks/update brings answers, and the handler runs again
 // from the top with the answers so far: the input_required round trip of
@@ -160,6 +163,9 @@ var errTaskCancelled = errors.New("elicit: the client cancelled the task")
 func (s *Server) checkTaskSupport(t Tool) {
 	switch t.TaskSupport {
 	case "", TaskForbidden:
+		if t.DeferTask {
+			panic(fmt.Sprintf("elicit: AddTool: tool %q has DeferTask but no TaskSupport: give it TaskOptional or TaskRequired", t.Name))
+		}
 	case TaskOptional, TaskRequired:
 		if s.tasks == nil {
 			panic(fmt.Sprintf("elicit: AddTool: tool %q allows tasks but Options.Tasks.Store is nil: give the server a store (runtime/taskstore)", t.Name))
@@ -213,52 +219,133 @@ type taskCall struct {
 	ClientInfo   json.RawMessage            `json:"clientInfo,omitempty"`
 }
 
-// taskToolCall answers a 2026-07-28 tools/call of t with a task when the
-// tool and the client allow one (handled); otherwise the call runs as
-// usual.
-func (s *Server) taskToolCall(ctx context.Context, msg *message, mm requestMeta, p callParams, t *registeredTool) (r reply, handled bool) {
+// taskTurn is where a call stands with tasks, for ContinueAsTask.
+type taskTurn uint8
+
+const (
+	// taskNever: the tool's calls never run as tasks (TaskForbidden).
+	taskNever taskTurn = iota
+	// taskSync: the call runs to its end as it is: a session's, or one
+	// from a client without the extension.
+	taskSync
+	// taskDeferred: a round of a DeferTask tool's call, before its task
+	// exists; ContinueAsTask makes the call a task.
+	taskDeferred
+	// taskInside: the run of a task.
+	taskInside
+)
+
+// syncTurn is the turn of a call of t that runs as it is.
+func (t *registeredTool) syncTurn() taskTurn {
+	if t.taskSupport() == TaskForbidden {
+		return taskNever
+	}
+	return taskSync
+}
+
+// callTurn is how a 2026-07-28 tools/call of t goes with tasks: taskInside
+// when it is a task at once, taskDeferred when it starts as an ordinary
+// call that ContinueAsTask may make a task, or the error of a call the
+// tool refuses.
+func (s *Server) callTurn(mm requestMeta, t *registeredTool) (taskTurn, *RPCError) {
 	support := t.taskSupport()
-	if support == TaskForbidden {
-		return reply{}, false
-	}
-	if !declaresTasks(mm.capabilities) {
+	switch {
+	case support == TaskForbidden:
+		return taskNever, nil
+	case !declaresTasks(mm.capabilities):
 		if support == TaskRequired {
-			return replyError(http.StatusOK, msg.ID, missingTasks()), true
+			return taskNever, missingTasks()
 		}
-		return reply{}, false
+		return taskSync, nil
+	case s.tasks == nil: // a tool registered before the check existed cannot get here; kept for safety
+		return taskSync, nil
+	case t.tool.DeferTask:
+		return taskDeferred, nil
 	}
-	if s.tasks == nil { // a tool registered before the check existed cannot get here; kept for safety
-		return reply{}, false
+	return taskInside, nil
+}
+
+// ErrContinueAsTask is what ContinueAsTask returns in a round of a
+// DeferTask tool's call that it has made a task's. The handler should
+// return at once (returning the error is fine): the runtime answers the
+// call with the task's handle, whatever the handler returns, and runs the
+// handler again from the top inside the task, with the answers the call
+// has had so far.
+var ErrContinueAsTask = errors.New("elicit: continue as a task: the call is answered with a task, in which this handler runs again")
+
+// errNoTaskSupport is ContinueAsTask's error for a tool without tasks.
+var errNoTaskSupport = errors.New("elicit: ContinueAsTask: the tool's calls never run as tasks: give it TaskSupport TaskOptional or TaskRequired, and DeferTask")
+
+// ContinueAsTask makes the call a task from here on: in a round of a
+// DeferTask tool's 2026-07-28 call (see Tool.DeferTask), before its task
+// exists, it returns ErrContinueAsTask, which the handler returns; the
+// call is then answered with a task handle (resultType "task"), and the
+// handler runs again in the task, where every Elicit answered so far
+// returns its answer without asking again. If the round also asked
+// something that is not answered yet, the call is input_required as
+// usual, and the handler calls ContinueAsTask again on the retry. Inside
+// the task it returns nil and the handler goes on, as it does where the
+// call runs to its end without a task (a session, on 2025-11-25 and
+// before, or a client without the tasks extension calling a TaskOptional
+// tool). A tool whose TaskSupport is TaskForbidden gets an error, and a
+// ctx that is not a tool call's ErrNoCall.
+func ContinueAsTask(ctx context.Context) error {
+	c, err := callFrom(ctx)
+	if err != nil {
+		if ctx != nil && callctx.From(ctx) != nil {
+			return errors.New("elicit: ContinueAsTask: tasks run on this package's Server, not through an adapter")
+		}
+		return err
 	}
+	switch c.tasking {
+	case taskNever:
+		return errNoTaskSupport
+	case taskDeferred:
+		c.asTask.Store(true)
+		return ErrContinueAsTask
+	}
+	return nil
+}
+
+// createTask answers a 2026-07-28 tools/call with a task, once it is in
+// the store, and starts its run. mc is the run of the round the call
+// became a task in (ContinueAsTask), whose answers the task keeps; nil
+// for a call that is a task at once.
+func (s *Server) createTask(ctx context.Context, msg *message, mm requestMeta, p callParams, mc *roundtrip.Run) reply {
 	o := s.tasks.opts
 	tc := taskCall{Tool: p.Name, Arguments: p.Arguments, Meta: p.Meta, Version: mm.version, Capabilities: mm.capabilities, ClientInfo: mm.clientInfo}
 	request, err := json.Marshal(tc)
 	if err != nil {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task's call: %v", err)), true
-	}
-	if len(request) > o.MaxBytes {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "the call takes %d bytes, more than a task may store (%d)", len(request), o.MaxBytes)), true
-	}
-	if s.shutdown.Load() {
-		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down")), true
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task's call: %v", err))
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	task := &Task{ID: newID(), Owner: mm.subject, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(o.TTL), Lease: now.Add(s.tasks.lease()), Request: request}
+	if mc != nil {
+		if task.State, err = roundtrip.AppendPlainRun(nil, stateCall("tools/call", p, mm.subject), mc, task.ExpiresAt); err != nil {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "storing the task's answers: %v", err))
+		}
+	}
+	if size := len(request) + len(task.State); size > o.MaxBytes {
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "the call takes %d bytes with its answers so far, more than a task may store (%d)", size, o.MaxBytes))
+	}
+	if s.shutdown.Load() {
+		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
+	}
 	switch err := o.Store.Create(ctx, task, o.MaxPerOwner); {
 	case errors.Is(err, ErrTaskLimit):
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "%v (%d)", err, o.MaxPerOwner)), true
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "%v (%d)", err, o.MaxPerOwner))
 	case err != nil:
 		s.log.Error("storing a task", "tool", p.Name, "err", err)
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "the task could not be stored")), true
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "the task could not be stored"))
 	}
 	// Stored: a tasks/get finds it from now on, so the handle may go out
 	// and the run begin.
-	go s.runTask(task, &tc, nil, nil)
+	go s.runTask(task, &tc, task.State, nil)
 	frame, err := encodeResponse(msg.ID, s.typedResult(s.taskFields(task), "task"))
 	if err != nil {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task: %v", err)), true
+		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task: %v", err))
 	}
-	return reply{status: http.StatusOK, frame: frame}, true
+	return reply{status: http.StatusOK, frame: frame}
 }
 
 // taskFields are the fields of a Task object of the protocol.
@@ -390,7 +477,7 @@ func (s *Server) taskRound(ctx context.Context, cancel context.CancelCauseFunc, 
 	sess := &run.sess
 	sess.initView(s, tc.Version, clientFacts{caps: parseElicitCaps(tc.Capabilities), capabilities: tc.Capabilities, clientInfo: tc.ClientInfo}, task.Owner, mc)
 	c := &run.call
-	c.session, c.id, c.cancelF, c.sink, c.inputRequired = sess, taskRequestID(task.ID), cancel, taskSink{}, true
+	c.session, c.id, c.cancelF, c.sink, c.inputRequired, c.tasking = sess, taskRequestID(task.ID), cancel, taskSink{}, true, taskInside
 	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
 	res, rpcErr := s.runTool(run.handlerContext(ctx), inputRequiredTool(t, mc), &run.req)
 	switch {

@@ -21,42 +21,60 @@ import (
 // extension gets a task handle, polls tasks/get, sees the elicitation in
 // inputRequests, answers with tasks/update and reads the result.
 func ExampleTaskSupport() {
-	dir, _ := os.MkdirTemp("", "tasks")
-	defer os.RemoveAll(dir)
-	store, err := taskstore.Open(filepath.Join(dir, "tasks.db"))
+	url, stop, err := serveTasks(func(srv *runtime.Server) {
+		srv.AddTool(runtime.Tool{Name: "deploy", TaskSupport: runtime.TaskOptional}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+			who, err := runtime.ElicitSchema(ctx, "Who approves the deploy?", map[string]any{
+				"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"},
+			})
+			if err != nil {
+				return nil, err
+			}
+			return runtime.TextResult(fmt.Sprintf("deployed, approved by %v", who["name"])), nil
+		})
+	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer store.Close()
+	defer stop()
 
-	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store, PollInterval: 20 * time.Millisecond}})
-	srv.AddTool(runtime.Tool{Name: "deploy", TaskSupport: runtime.TaskOptional}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
-		who, err := runtime.ElicitSchema(ctx, "Who approves the deploy?", map[string]any{
-			"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"},
-		})
-		if err != nil {
-			return nil, err
-		}
-		return runtime.TextResult(fmt.Sprintf("deployed, approved by %v", who["name"])), nil
-	})
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Shutdown(context.Background())
-
-	handle := taskCall(hs.URL, "tools/call", "deploy", `"name":"deploy","arguments":{}`)
+	handle := taskCall(url, "tools/call", "deploy", `"name":"deploy","arguments":{}`)
 	fmt.Println(handle["resultType"], handle["status"])
 	id := handle["taskId"].(string)
-	task := pollTask(hs.URL, id, "input_required")
+	task := pollTask(url, id, "input_required")
 	asked := task["inputRequests"].(map[string]any)["elicit"].(map[string]any)
 	fmt.Println(asked["method"], asked["params"].(map[string]any)["message"])
-	taskCall(hs.URL, "tasks/update", id, `"taskId":"`+id+`","inputResponses":{"elicit":{"action":"accept","content":{"name":"Ada"}}}`)
-	task = pollTask(hs.URL, id, "completed")
+	taskCall(url, "tasks/update", id, `"taskId":"`+id+`","inputResponses":{"elicit":{"action":"accept","content":{"name":"Ada"}}}`)
+	task = pollTask(url, id, "completed")
 	fmt.Println(task["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"])
 	// Output:
 	// task working
 	// elicitation/create Who approves the deploy?
 	// deployed, approved by Ada
+}
+
+// serveTasks serves on loopback a server that keeps its tasks with
+// runtime/taskstore in a temporary file, with the tools register adds;
+// stop shuts it all down.
+func serveTasks(register func(srv *runtime.Server)) (url string, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "tasks")
+	if err != nil {
+		return "", nil, err
+	}
+	store, err := taskstore.Open(filepath.Join(dir, "tasks.db"))
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, err
+	}
+	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store, PollInterval: 20 * time.Millisecond}})
+	register(srv)
+	hs := httptest.NewServer(srv)
+	return hs.URL, func() {
+		_ = srv.Shutdown(context.Background())
+		hs.Close()
+		_ = store.Close()
+		_ = os.RemoveAll(dir)
+	}, nil
 }
 
 // taskCall sends a 2026-07-28 request from a client that declares the
@@ -96,4 +114,45 @@ func pollTask(url, id, status string) map[string]any {
 		}
 	}
 	return task
+}
+
+// A DeferTask tool asks through ordinary input_required rounds, before
+// any task exists, and becomes a task when its handler calls
+// ContinueAsTask: that round is answered with the task's handle, and the
+// handler runs again in the task, where the answers so far are there
+// without asking again.
+func ExampleContinueAsTask() {
+	url, stop, err := serveTasks(func(srv *runtime.Server) {
+		srv.AddTool(runtime.Tool{Name: "report", TaskSupport: runtime.TaskOptional, DeferTask: true}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+			quarter, err := runtime.ElicitSchema(ctx, "Which quarter?", map[string]any{
+				"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string"}}, "required": []any{"q"},
+			})
+			if err != nil {
+				return nil, err
+			}
+			// Answered: the long part runs as a task.
+			if err := runtime.ContinueAsTask(ctx); err != nil {
+				return nil, err
+			}
+			return runtime.TextResult(fmt.Sprintf("report for %v", quarter["q"])), nil
+		})
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+
+	first := taskCall(url, "tools/call", "report", `"name":"report","arguments":{}`)
+	fmt.Println(first["resultType"], first["taskId"])
+	state, _ := first["requestState"].(string)
+	handle := taskCall(url, "tools/call", "report", `"name":"report","arguments":{},`+
+		`"inputResponses":{"elicit":{"action":"accept","content":{"q":"Q3"}}},"requestState":"`+state+`"`)
+	fmt.Println(handle["resultType"], handle["status"])
+	task := pollTask(url, handle["taskId"].(string), "completed")
+	fmt.Println(task["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"])
+	// Output:
+	// input_required <nil>
+	// task working
+	// report for Q3
 }

@@ -25,6 +25,15 @@ type Tool struct {
 	// the 2025-11-25 tasks, which this server does not serve, have a field
 	// for it.
 	TaskSupport TaskSupport `json:"-"`
+	// DeferTask makes a task tool's 2026-07-28 call from a client that
+	// declares the tasks extension start as an ordinary call: its Elicits
+	// are input_required rounds, before any task exists, until the handler
+	// calls ContinueAsTask, which makes the call a task from that round on
+	// (SEP-2663: an input_required exchange finishes before the task is
+	// created); a handler that never calls it completes the call as an
+	// ordinary one. Without DeferTask such a call is a task at once. AddTool panics on
+	// DeferTask with a TaskSupport that is not TaskOptional or TaskRequired.
+	DeferTask bool `json:"-"`
 }
 
 // CallToolRequest is one tools/call as a handler sees it.

@@ -34,6 +34,7 @@ func TestZeroValues(t *testing.T) {
 			noCall("ElicitSchema", err)
 			_, err = runtime.ElicitURL(ctx, "m", "")
 			noCall("ElicitURL", err)
+			noCall("ContinueAsTask", runtime.ContinueAsTask(ctx))
 			if runtime.ClientSupportsElicit(ctx) || runtime.ClientSupportsElicitURL(ctx) {
 				t.Error("ClientSupportsElicit* true for a ctx of no call")
 			}

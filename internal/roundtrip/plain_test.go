@@ -9,7 +9,7 @@ import (
 
 // TestPlainStateRoundTrip: the unsealed state of a task (AppendPlainRun)
 // resumes with ResumePlain as a sealed one does: the answers so far, the
-// round, the nonce and the telemetry, bound to the call and to each
+// round (counting only runs that asked), the nonce and the telemetry, bound to the call and to each
 // question; a state of another call, of another layout version or past
 // its expiry does not resume.
 func TestPlainStateRoundTrip(t *testing.T) {
@@ -50,6 +50,9 @@ func TestPlainStateRoundTrip(t *testing.T) {
 	}
 	if n, _ := third.Nonce(); n != nonce {
 		t.Fatal("a task's later state has another nonce")
+	}
+	if third.Round() != 1 {
+		t.Fatalf("the state of a run that asked nothing moved the round to %d, want 1 (Round counts input_required results)", third.Round())
 	}
 
 	other := call

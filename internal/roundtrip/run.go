@@ -284,7 +284,10 @@ func (r *Run) stateLocked(call Call, digest []byte, exp time.Time) (plainState, 
 			return ps, fmt.Errorf("elicit: sealing requestState: the answer for %q is not JSON", a.key)
 		}
 	}
-	ps.round = r.round + 1
+	ps.round = r.round
+	if len(r.requests) > 0 { // the state ends an input_required round; a run that asked nothing (one a task continues) adds none
+		ps.round++
+	}
 	ps.telemetry = r.telemetry
 	if r.hasNonce {
 		ps.nonce = r.nonce[:]

@@ -18,9 +18,12 @@ func TestNonceNamesTheCall(t *testing.T) {
 	if _, ok := first.Nonce(); ok {
 		t.Fatal("a first run has a nonce")
 	}
+	q := json.RawMessage(`{"message":"Who?"}`)
 	var nonces [2][NonceSize]byte
 	for i := range nonces {
-		tok, err := c.SealRun(call, NewRun())
+		r0 := NewRun()
+		r0.Ask("", q) // each run asks: its state ends an input_required round
+		tok, err := c.SealRun(call, r0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,6 +35,7 @@ func TestNonceNamesTheCall(t *testing.T) {
 		if !ok || n1 == [NonceSize]byte{} {
 			t.Fatalf("a retry has no nonce: %x %v", n1, ok)
 		}
+		r1.Ask("", q)
 		tok2, err := c.SealRun(call, r1)
 		if err != nil {
 			t.Fatal(err)

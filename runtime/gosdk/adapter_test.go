@@ -243,3 +243,18 @@ func TestURLOnlyCapability(t *testing.T) {
 func TestUnsolicitedAnswersIgnored(t *testing.T) {
 	adaptertest.UnsolicitedAnswersIgnored(t, start(t).URL)
 }
+
+// TestContinueAsTaskThroughAdapter: tasks are the runtime Server's, so a
+// go-sdk tool's ContinueAsTask gets an error saying so, on every protocol.
+func TestContinueAsTaskThroughAdapter(t *testing.T) {
+	s, a := newAdapter(t, "tasks")
+	gosdk.AddTool(a, &mcp.Tool{Name: "later"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if err := runtime.ContinueAsTask(ctx); err != nil {
+			return nil, nil, err
+		}
+		return text("went on"), nil, nil
+	})
+	elicittest.NewServer(t, gosdk.NewStreamableHTTPHandler(s, nil)).Each(t, func(t *testing.T, c *elicittest.Client) {
+		c.Call(t, "later", nil).WantError(t, "tasks run on this package's Server, not through an adapter")
+	})
+}
