@@ -416,7 +416,8 @@
 // moment (without resultType), and another whenever its status or
 // lastUpdatedAt changes (a partial tasks/update changes lastUpdatedAt, and
 // inputRequests shrink). Every message of the stream carries the listen's
-// request id as _meta io.modelcontextprotocol/subscriptionId. The store is
+// request id as _meta io.modelcontextprotocol/subscriptionId, and a quiet
+// HTTP stream an SSE comment every Options.StreamKeepAlive. The store is
 // the source of truth: the listen reads its tasks every PollInterval, so it
 // hears what another replica or a restarted process stored, and a change
 // this process stores wakes it at once. A task sent ended (or expired) is

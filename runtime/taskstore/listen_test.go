@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,9 +43,11 @@ type listenMessage struct {
 
 // listenStream is an open subscriptions/listen: its messages as they come.
 type listenStream struct {
-	msgs   chan listenMessage
-	done   chan struct{} // closed when the stream has ended and its reader returned
-	cancel context.CancelFunc
+	msgs chan listenMessage
+	// comments counts the SSE comment lines (keep-alives) read.
+	comments atomic.Int32
+	done     chan struct{} // closed when the stream has ended and its reader returned
+	cancel   context.CancelFunc
 }
 
 // listenClient opens every listen on a connection of its own, which ends
@@ -100,6 +103,9 @@ func openListen(t *testing.T, url, subject, params, caps string) (*listenStream,
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), ":") {
+				ls.comments.Add(1)
+			}
 			data, ok := strings.CutPrefix(sc.Text(), "data: ")
 			if !ok {
 				continue
@@ -463,6 +469,39 @@ func TestListenEndsOnShutdown(t *testing.T) {
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
 		t.Fatalf("Shutdown with a listen open: %v", err)
+	}
+	ls.closed(t)
+}
+
+// TestListenKeepsAlive: a quiet listen stream carries SSE comments every
+// Options.StreamKeepAlive, so that proxies do not cut it.
+func TestListenKeepsAlive(t *testing.T) {
+	store := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+	t.Cleanup(func() { _ = store.Close() })
+	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: store}, StreamKeepAlive: 20 * time.Millisecond})
+	addTaskTools(srv)
+	url := serve(t, srv)
+	id := startTask(t, url, "approve", runtime.DefaultTaskPollInterval.Milliseconds())
+	pollTask(t, url, id, runtime.TaskInputRequired)
+	ls := mustListen(t, url, "", id)
+	ls.ack(t)
+	ls.task(t, id)
+	for deadline := time.Now().Add(10 * time.Second); ls.comments.Load() < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d keep-alives in 10 s on a quiet listen, want 2", ls.comments.Load())
+		}
+	}
+}
+
+// TestListenTaskExpires: a task past its TTL is gone, so the listen stops
+// watching it, and, with nothing left, ends.
+func TestListenTaskExpires(t *testing.T) {
+	url, _ := startServer(t, runtime.TaskOptions{TTL: 300 * time.Millisecond, PollInterval: 20 * time.Millisecond})
+	id := startTask(t, url, "approve", 20)
+	ls := mustListen(t, url, "", id)
+	ls.ack(t)
+	if m := ls.settled(t, id); m.Params.Status != runtime.TaskInputRequired {
+		t.Fatalf("task %+v: want input_required", m.Params)
 	}
 	ls.closed(t)
 }
