@@ -198,14 +198,15 @@ func (s *Server) listen(ctx context.Context, msg *message, mm requestMeta, sk si
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "subscriptions/listen needs params.notifications, the notifications to listen to"))
 	}
 	asked := p.Notifications.TaskIDs != nil
-	var ids []string
+	var ids []string // once each, in the order asked
+	seen := map[string]bool{}
 	for _, id := range p.Notifications.TaskIDs {
-		if !slices.Contains(ids, id) {
-			ids = append(ids, id)
+		if seen[id] {
+			continue
 		}
-	}
-	if len(ids) > maxListenTaskIDs {
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "subscriptions/listen names %d taskIds, more than the %d one listen may watch", len(ids), maxListenTaskIDs))
+		if seen[id], ids = true, append(ids, id); len(ids) > maxListenTaskIDs {
+			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "subscriptions/listen names more than the %d taskIds one listen may watch", maxListenTaskIDs))
+		}
 	}
 	if len(ids) > 0 && !declaresTasks(mm.capabilities) {
 		return replyError(http.StatusBadRequest, msg.ID, missingTasks())

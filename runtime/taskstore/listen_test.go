@@ -370,12 +370,21 @@ func TestListenBounds(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprint("t", i)
 	}
+	huge := make([]string, 200000) // a request the body limit lets through: refused without reading it all
+	for i := range huge {
+		huge[i] = fmt.Sprint(i)
+	}
+	same := make([]string, 500) // one id many times is one id
+	for i := range same {
+		same[i] = id
+	}
 	for _, c := range []struct {
 		what, params, caps string
 		status, code       int
 		says               string
 	}{
 		{"101 taskIds", listenParams(many...), tasksCaps, http.StatusOK, runtime.CodeInvalidParams, "100"},
+		{"200000 taskIds", listenParams(huge...), tasksCaps, http.StatusOK, runtime.CodeInvalidParams, "100"},
 		{"no notifications", `"x":1`, tasksCaps, http.StatusOK, runtime.CodeInvalidParams, "params.notifications"},
 		{"taskIds not strings", `"notifications":{"taskIds":[1]}`, tasksCaps, http.StatusOK, runtime.CodeInvalidParams, "invalid"},
 		{"taskIds twice", `"notifications":{"taskIds":[],"taskIds":["x"]}`, tasksCaps, http.StatusOK, runtime.CodeInvalidParams, "more than once"},
@@ -389,6 +398,9 @@ func TestListenBounds(t *testing.T) {
 	}
 	_, status, r := openListenAccept(t, url, listenParams(id), "application/json")
 	wantError(t, "Accept without text/event-stream", status, r, http.StatusNotAcceptable, runtime.CodeInvalidRequest, "text/event-stream")
+	if got := mustListen(t, url, "", same...).ack(t); len(got) != 1 || got[0] != id {
+		t.Errorf("a listen naming one task 500 times acknowledges %q", got)
+	}
 
 }
 
