@@ -415,6 +415,37 @@
 // told. No caller sees another subject's task: its id, 128 random bits, is
 // checked against the caller's subject on every request.
 //
+// Status notifications: a 2026-07-28 subscriptions/listen whose
+// params.notifications names taskIds (at most 100; more is -32602) is
+// answered with a stream: over HTTP the POST's reply as text/event-stream
+// (an Accept that does not allow it gets 406), on stdio lines among the
+// others. It carries notifications/subscriptions/acknowledged with the
+// taskIds accepted, the caller's tasks that exist (another subject's id,
+// like an unknown one, is left out, never revealed), then a
+// notifications/tasks for each, the task as tasks/get shows it at that
+// moment (without resultType), and another whenever its status or
+// lastUpdatedAt changes (a partial tasks/update changes lastUpdatedAt, and
+// inputRequests shrink). Every message of the stream carries the listen's
+// request id as _meta io.modelcontextprotocol/subscriptionId, and a quiet
+// HTTP stream an SSE comment every Options.StreamKeepAlive. The store is
+// the source of truth: the listen reads its tasks every PollInterval, so it
+// hears what another replica or a restarted process stored, and a change
+// this process stores wakes it at once. A task sent ended (or expired) is
+// no longer watched; once none is left the server ends the subscription
+// with the listen's result (resultType "complete", the subscription id in
+// _meta), as it does at Shutdown, which does not wait for open listens
+// otherwise. A listen of nothing served here is acknowledged so and ended
+// at once: kinds other than taskIds (toolsListChanged, resourceSubscriptions
+// and the like) are never acknowledged, this server sending no such
+// notification. A client ends a listen by closing its stream (HTTP) or
+// with notifications/cancelled (stdio): no response follows. taskIds from
+// a client that does not declare the extension get -32021 (HTTP 400); a
+// server without a task store answers subscriptions/listen -32601 (HTTP
+// 404), as it sends no notification at all. One subject holds at most 16
+// open listens (everyone together without Options.Authenticate): the 17th
+// gets -32600 (HTTP 429). A listen holds its stream and its slot until it
+// ends, and on stdio one of the MaxStdioInFlight requests.
+//
 // What survives the process (SIGKILL included; tested by killing a child
 // server and starting another on the same file):
 //
@@ -439,8 +470,11 @@
 //     no run in the process that reads it, tasks/get shows the task failed
 //     (-32603, saying so).
 //   - Notifications of a task's handler (progress, log) go nowhere: the
-//     extension carries none on tasks. notifications/tasks
-//     (subscriptions/listen) is not sent.
+//     extension carries none on tasks (notifications/tasks, above, says
+//     its status).
+//   - An open subscriptions/listen: its stream ends with its process, with
+//     no result. The client listens again, to any replica on the store,
+//     and hears each task's state as it is now first.
 //   - A stored task's answers are kept in the requestState layout of this
 //     release, unsealed: a release that changes that layout fails the
 //     tasks an earlier one stored at their next run, saying so.

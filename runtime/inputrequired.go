@@ -248,6 +248,8 @@ func (s *Server) answerInputRequired(ctx context.Context, msg *message, mm reque
 		return s.inputRequiredCall(ctx, msg, mm, sk)
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		return s.taskRequest(ctx, msg, mm)
+	case "subscriptions/listen":
+		return s.listen(ctx, msg, mm, sk)
 	default:
 		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", clip(msg.Method)))
 	}

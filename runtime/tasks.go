@@ -102,13 +102,16 @@ type taskRunner struct {
 	opts    TaskOptions
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
+	watch   *taskWatch // the open subscriptions/listen (listen.go)
 }
 
 func newTaskRunner(opts TaskOptions) *taskRunner {
 	if opts.Store == nil {
 		return nil
 	}
-	return &taskRunner{opts: opts, running: map[string]context.CancelCauseFunc{}}
+	w := newTaskWatch()
+	opts.Store = notifyingStore{opts.Store, w} // the runtime's writes wake the listens
+	return &taskRunner{opts: opts, running: map[string]context.CancelCauseFunc{}, watch: w}
 }
 
 // track records a run of the task; false when one is already going here.
@@ -713,16 +716,7 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 	if msg.Method != "tasks/get" {
 		return s.completeResult(msg.ID, map[string]any{})
 	}
-	res := s.taskFields(t)
-	switch t.Status {
-	case TaskInputRequired:
-		res["inputRequests"] = t.InputRequests
-	case TaskCompleted:
-		res["result"] = t.Result
-	case TaskFailed:
-		res["error"] = t.Error
-	}
-	return s.completeResult(msg.ID, res)
+	return s.completeResult(msg.ID, s.detailedTask(t))
 }
 
 // taskTooBig: answers that would make a task store more than MaxBytes.

@@ -34,6 +34,13 @@ func startServer(t *testing.T, tasks runtime.TaskOptions, register ...func(*runt
 	for _, r := range register {
 		r(srv)
 	}
+	t.Cleanup(func() { _ = store.Close() }) // after serve's
+	return serve(t, srv), ended
+}
+
+// serve serves srv on loopback until the test ends, and returns its URL.
+func serve(t *testing.T, srv *runtime.Server) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -45,9 +52,8 @@ func startServer(t *testing.T, tasks runtime.TaskOptions, register ...func(*runt
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 		_ = hs.Shutdown(ctx)
-		_ = store.Close()
 	})
-	return "http://" + ln.Addr().String() + "/mcp", ended
+	return "http://" + ln.Addr().String() + "/mcp"
 }
 
 // wantError checks that a reply is the JSON-RPC error code whose message
