@@ -311,6 +311,16 @@ func inputRequiredTool(t *registeredTool, mc *roundtrip.Run) *registeredTool {
 	return &rt
 }
 
+// inputRequiredStatus is the HTTP status of a 2026-07-28 request's error
+// reply: 400 for -32021 (the client lacks a capability the request needs,
+// which the transport says with 400), 200 for the others.
+func inputRequiredStatus(e *RPCError) int {
+	if e.Code == CodeMissingCapability {
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
 // requestRun is callRun with the Session view of the one 2026-07-28
 // request and the run of its round, in the same allocation.
 type requestRun struct {
@@ -333,7 +343,7 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	turn, rerr := s.callTurn(mm, t)
 	switch {
 	case rerr != nil:
-		return replyError(http.StatusOK, msg.ID, rerr)
+		return replyError(inputRequiredStatus(rerr), msg.ID, rerr)
 	case turn == taskInside:
 		return s.createTask(ctx, msg, mm, p, nil)
 	}
@@ -382,11 +392,7 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		}
 		return s.createTask(ctx, msg, mm, p, mc)
 	case rpcErr != nil:
-		status := http.StatusOK
-		if rpcErr.Code == CodeMissingCapability {
-			status = http.StatusBadRequest
-		}
-		return replyError(status, msg.ID, rpcErr)
+		return replyError(inputRequiredStatus(rpcErr), msg.ID, rpcErr)
 	}
 	// The frame is written once, the result's fields followed by those
 	// every 2026-07-28 result carries.

@@ -637,7 +637,7 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 		return replyError(http.StatusNotFound, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s (this server has no task store)", msg.Method))
 	}
 	if !declaresTasks(mm.capabilities) {
-		return replyError(http.StatusOK, msg.ID, missingTasks())
+		return replyError(http.StatusBadRequest, msg.ID, missingTasks())
 	}
 	tp, rerr := parseTaskParams(msg)
 	if rerr != nil {

@@ -369,9 +369,9 @@ func TestTaskBadInput(t *testing.T) {
 
 	const plainCaps = `{"elicitation":{}}`
 	status, r = post(t, url, "tasks/get", id, `"taskId":"`+id+`"`, plainCaps)
-	wantError(t, "tasks/get without the extension", status, r, http.StatusOK, runtime.CodeMissingCapability)
+	wantError(t, "tasks/get without the extension", status, r, http.StatusBadRequest, runtime.CodeMissingCapability)
 	status, r = post(t, url, "tools/call", "approve", `"name":"approve","arguments":{}`, plainCaps)
-	wantError(t, "a task-only tool without the extension", status, r, http.StatusOK, runtime.CodeMissingCapability)
+	wantError(t, "a task-only tool without the extension", status, r, http.StatusBadRequest, runtime.CodeMissingCapability)
 	if !strings.Contains(string(r.Error.Data), runtime.ExtensionTasks) {
 		t.Errorf("the -32021 does not name the extension: %s", r.Error.Data)
 	}
