@@ -101,8 +101,15 @@ const (
 type taskRunner struct {
 	opts    TaskOptions
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc
+	running map[string]*taskRun
 	watch   *taskWatch // the open subscriptions/listen (listen.go)
+}
+
+// taskRun is a run of a task going on in this process: its cancellation,
+// and done, closed when it ends.
+type taskRun struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
 }
 
 func newTaskRunner(opts TaskOptions) *taskRunner {
@@ -111,32 +118,36 @@ func newTaskRunner(opts TaskOptions) *taskRunner {
 	}
 	w := newTaskWatch()
 	opts.Store = notifyingStore{opts.Store, w} // the runtime's writes wake the listens
-	return &taskRunner{opts: opts, running: map[string]context.CancelCauseFunc{}, watch: w}
+	return &taskRunner{opts: opts, running: map[string]*taskRun{}, watch: w}
 }
 
-// track records a run of the task; false when one is already going here.
-func (tr *taskRunner) track(id string, cancel context.CancelCauseFunc) bool {
+// track records a run of the task. When one is going here already, it
+// returns the channel closed when that one ends instead.
+func (tr *taskRunner) track(id string, cancel context.CancelCauseFunc) (busy <-chan struct{}) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	if _, ok := tr.running[id]; ok {
-		return false
+	if r, ok := tr.running[id]; ok {
+		return r.done
 	}
-	tr.running[id] = cancel
-	return true
+	tr.running[id] = &taskRun{cancel: cancel, done: make(chan struct{})}
+	return nil
 }
 
 func (tr *taskRunner) untrack(id string) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	delete(tr.running, id)
+	if r, ok := tr.running[id]; ok {
+		close(r.done)
+		delete(tr.running, id)
+	}
 }
 
 // cancel ends the run of the task in this process, if there is one.
 func (tr *taskRunner) cancel(id string, cause error) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	if f, ok := tr.running[id]; ok {
-		f(cause)
+	if r, ok := tr.running[id]; ok {
+		r.cancel(cause)
 	}
 }
 
@@ -148,8 +159,8 @@ func (tr *taskRunner) cancelAll(cause error) {
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	for _, f := range tr.running {
-		f(cause)
+	for _, r := range tr.running {
+		r.cancel(cause)
 	}
 }
 
@@ -381,8 +392,17 @@ func (s *Server) runTask(task *Task, tc *taskCall, state []byte, pending json.Ra
 	// Past its TTL the task is gone from the store: its handler stops.
 	ctx, stop := context.WithDeadlineCause(base, task.ExpiresAt, errTaskExpired)
 	defer stop()
-	if !s.tasks.track(task.ID, cancel) {
-		return
+	// A run that a tasks/update starts may come while the run before it,
+	// which stored the question, is still ending here: it waits for it.
+	for busy := s.tasks.track(task.ID, cancel); busy != nil; busy = s.tasks.track(task.ID, cancel) {
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return // expired: the store no longer has the task
+		}
+		if s.shutdown.Load() {
+			return // the task stays as stored, for the next process
+		}
 	}
 	defer s.tasks.untrack(task.ID)
 	leased, endLease := context.WithCancel(ctx)

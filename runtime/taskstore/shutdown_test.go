@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-elicit/elicit/runtime"
+	"github.com/go-elicit/elicit/runtime/taskstore"
 )
 
 // TestShutdownWithRunningTasks: Shutdown waits for a task's handler that
@@ -74,5 +75,53 @@ func TestShutdownWithRunningTasks(t *testing.T) {
 	}
 	if got, err := store.Get(ctx, stuck); err != nil || got.Status != runtime.TaskWorking {
 		t.Errorf("the task whose handler Shutdown stopped: %+v, %v; want it left working in the store", got, err)
+	}
+}
+
+// slowAsker is a store whose Update returns late once it has stored a
+// task input_required: the run that stored the question is still ending
+// when its client, which sees the question at once, answers it.
+type slowAsker struct {
+	*taskstore.Store
+	delay time.Duration
+}
+
+func (s slowAsker) Update(ctx context.Context, id string, change func(*runtime.Task) error) (*runtime.Task, error) {
+	t, err := s.Store.Update(ctx, id, change)
+	if err == nil && t.Status == runtime.TaskInputRequired {
+		time.Sleep(s.delay)
+	}
+	return t, err
+}
+
+// TestAnswerWhileTheAskingRunEnds: an answer that comes while the run that
+// asked is still ending in this process starts the next run once that one
+// has ended: the task completes with the answer (the next run used to be
+// dropped, and the task, working with no run, failed once its lease
+// lapsed).
+func TestAnswerWhileTheAskingRunEnds(t *testing.T) {
+	store := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
+	defer store.Close()
+	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: slowAsker{store, 300 * time.Millisecond}, PollInterval: 10 * time.Millisecond}})
+	addTaskTools(srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := runtime.NewHTTPServer("", srv)
+	go func() { _ = hs.Serve(ln) }()
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		_ = hs.Shutdown(ctx)
+	}()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	id := startTask(t, url, "approve", 10)
+	pollTask(t, url, id, runtime.TaskInputRequired)
+	updateTask(t, url, id, `{"elicit":{"action":"accept","content":{"name":"ada"}}}`) // the asking run still sleeps in Update
+	done := pollTask(t, url, id, runtime.TaskCompleted)
+	if got := resultText(t, done); got != "deployed, approved by ada" {
+		t.Fatalf("result %q", got)
 	}
 }
