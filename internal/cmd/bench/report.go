@@ -400,7 +400,7 @@ func pprofTop(cpuPath, allocPath string) (string, error) {
 // tasksMarkdown is the report's section on tasks (tasks.go).
 func (r *report) tasksMarkdown(p func(string, ...any)) {
 	p("\n## Tasks\n\n")
-	p("`ours-task`: the same tool, form and answer, run as a task (the 2026-07-28 extension `%s`, the tool `TaskRequired`) on the embedded store, `runtime/taskstore` (bbolt, a file in a temporary directory: every write a committed transaction). ", tasksExtension)
+	p("`ours-task`: the same tool, form and answer, run as a task (the 2026-07-28 extension `%s`, the tool `TaskRequired`) on the embedded store, `runtime/taskstore` (bbolt, a file in a temporary directory: every write committed to disk before it returns, the writes that wait at once in one transaction). ", tasksExtension)
 	p("A task's life, as its client lives it: `tools/call` answered with the task; `tasks/get` polled (%v apart) until the task is `input_required`; `tasks/update` with the answer; `tasks/get` polled until it is `completed`; its result checked. ", pollPause)
 	p("Time per task is wall time over the tasks completed by that many clients at once, ÷ round trip compares it with the same exchange as a 2026-07-28 `input_required` round trip (`ours-modern` above, same concurrency); server CPU is the server process's user and system time (getrusage) over the tasks, polls included.\n\n")
 	p("| concurrency | tasks | tasks/s | time/task | ÷ round trip | polls/task | server CPU/task | server allocs/task | server bytes/task |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
