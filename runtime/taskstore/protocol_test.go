@@ -400,14 +400,7 @@ func TestTaskNeedsAStore(t *testing.T) {
 		}()
 	}
 	srv.AddTool(runtime.Tool{Name: "t", TaskSupport: runtime.TaskForbidden}, func(context.Context, *runtime.CallToolRequest) (*runtime.CallToolResult, error) { return nil, nil })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := runtime.NewHTTPServer("", srv)
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-	url := "http://" + ln.Addr().String() + "/mcp"
+	url := serve(t, srv)
 	status, r := post(t, url, "tasks/get", "x", `"taskId":"x"`, tasksCaps)
 	wantError(t, "tasks/get without a store", status, r, http.StatusNotFound, runtime.CodeMethodNotFound, "no task store")
 	_, disc := post(t, url, "server/discover", "", "", tasksCaps)

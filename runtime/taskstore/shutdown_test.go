@@ -3,7 +3,6 @@ package taskstore_test
 import (
 	"context"
 	"errors"
-	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -37,14 +36,7 @@ func TestShutdownWithRunningTasks(t *testing.T) {
 		causes <- context.Cause(ctx)
 		return nil, ctx.Err()
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := runtime.NewHTTPServer("", srv)
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
-	url := "http://" + ln.Addr().String() + "/mcp"
+	url := serve(t, srv)
 	finishing, stuck := startTask(t, url, "finishes", 20), startTask(t, url, "stuck", 20)
 	<-started
 	<-started
@@ -101,22 +93,10 @@ func (s slowAsker) Update(ctx context.Context, id string, change func(*runtime.T
 // lapsed).
 func TestAnswerWhileTheAskingRunEnds(t *testing.T) {
 	store := openStore(t, filepath.Join(t.TempDir(), "tasks.db"))
-	defer store.Close()
+	t.Cleanup(func() { _ = store.Close() }) // after serve's
 	srv := runtime.NewServer(runtime.Options{Tasks: runtime.TaskOptions{Store: slowAsker{store, 300 * time.Millisecond}, PollInterval: 10 * time.Millisecond}})
 	addTaskTools(srv)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := runtime.NewHTTPServer("", srv)
-	go func() { _ = hs.Serve(ln) }()
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		_ = hs.Shutdown(ctx)
-	}()
-	url := "http://" + ln.Addr().String() + "/mcp"
+	url := serve(t, srv)
 	id := startTask(t, url, "approve", 10)
 	pollTask(t, url, id, runtime.TaskInputRequired)
 	updateTask(t, url, id, `{"elicit":{"action":"accept","content":{"name":"ada"}}}`) // the asking run still sleeps in Update
