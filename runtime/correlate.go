@@ -57,9 +57,13 @@ func (s *Session) deliver(msg *message) bool {
 	s.mu.Lock()
 	p, ok := s.pending[string(id)] // looked up and deleted without copying id
 	delete(s.pending, string(id))
+	tasks := s.tasks
 	s.mu.Unlock()
 	if ok {
 		p.resolve(elicitReply{result: msg.Result, rpcErr: msg.Error})
+		if tasks != nil {
+			tasks.answered(string(id)) // a task's request: the task is working again
+		}
 	}
 	return ok
 }

@@ -392,7 +392,7 @@
 // handler's context. server/discover declares the extension; tasks/get,
 // update and cancel need it declared and Mcp-Name set to the task id. A
 // TaskRequired tool called without the extension gets -32021 naming it,
-// and in a session (2025-11-25 and before) an error saying where it runs;
+// and in a session before 2025-11-25 an error saying where it runs;
 // a TaskOptional one runs as usual. A call of a tool that does not opt in
 // costs one comparison more, and no allocation.
 //
@@ -481,11 +481,43 @@
 //   - Replicas on the embedded store: its file is held by one process; use
 //     natscluster's store for replicas.
 //
-// The 2025-11-25 tasks (params.task, tasks/result, tasks/list) are not
-// served. There an elicitation inside a task is a request the server sends
-// on the tasks/result stream, so the handler waits for the answer in its
-// process: such a task could survive a restart only while no question is
-// pending.
+// The 2025-11-25 tasks (SEP-1686) are served in sessions on that protocol
+// (Streamable HTTP and stdio) with the same store, the same
+// Tool.TaskSupport and the same handler code. initialize declares the
+// tasks capability (list, cancel, requests.tools.call) and tools/list
+// each task tool's execution.taskSupport. A tools/call with params.task
+// (its ttl, in milliseconds, shortens the TaskOptions.TTL, never extends
+// it) is answered with {"task":…} once the task is stored, and
+// the handler runs in the background in this process. When it elicits
+// (or samples, or lists roots), the task goes input_required and the
+// request, with _meta io.modelcontextprotocol/related-task, waits for a
+// tasks/result of the task: its stream carries it (and the handler's
+// notifications), and a new tasks/result stream carries the unanswered
+// requests again. The answer is a POST of the JSON-RPC response, as in
+// any call; answered, the task is working again. tasks/result blocks until
+// the task ends and returns what the tools/call would have (its result,
+// with the related-task _meta, or its JSON-RPC error); an isError result
+// fails the task, as that protocol says. tasks/get, tasks/list (the
+// session's tasks, fifty a page) and tasks/cancel (-32602 on an ended
+// task) follow the spec. A tool that forbids tasks called with
+// params.task, and a TaskRequired one called without it, get -32601; a
+// TaskOptional one without it runs as a normal call. A task belongs to
+// its session (and subject): another session, and a 2026-07-28 caller,
+// get -32602 "unknown task" for it. Earlier session protocols have no
+// tasks: their TaskRequired calls get -32602 saying where the tool runs.
+//
+// What of a 2025-11-25 task survives its process: the record, so
+// tasks/get, tasks/list and tasks/result read its status and, once ended,
+// its result or error from the store until its TTL. What does not: its run. The
+// question is a request the server sends and the handler waits for in its
+// process, so a task working or waiting for input when its process dies
+// is failed on the next tasks/get once its lease lapses (a 2025-11-25 task
+// holds its lease while it waits for input, too), and its questions are
+// lost. The end of its session (deleted, expired idle, evicted) cancels
+// its running tasks and fails them, as no one can ask for them any more;
+// Shutdown makes their pending questions return ErrServerShutdown, and a
+// run still going at Shutdown's deadline fails. notifications/tasks/status
+// is not sent (it is optional): clients poll tasks/get.
 //
 // # Other server libraries
 //

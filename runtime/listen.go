@@ -318,7 +318,7 @@ func (ls *listenStream) read(ctx context.Context, id string) (t *Task, gone bool
 			ls.srv.log.Error("reading a task for subscriptions/listen", "task", id, "err", err)
 		}
 		return nil, false
-	case t.Owner != ls.subject:
+	case t.Owner != ls.subject, sessionOf(t) != "": // another's task, or a session's (sessiontasks.go)
 		return nil, true
 	}
 	return ls.srv.failOrphan(ctx, t), false

@@ -62,6 +62,35 @@ func (s *Server) rebuildToolList() {
 		panic(fmt.Sprintf("elicit: encoding tools/list: %v", err))
 	}
 	s.toolList = raw
+	// A 2025-11-25 session with a task store also sees each tool's
+	// execution.taskSupport (servesTasks).
+	withExec := make([]any, len(list))
+	for i, t := range list {
+		withExec[i] = t
+		if ts := s.tools[t.Name].taskSupport(); ts != TaskForbidden {
+			withExec[i] = struct {
+				Tool
+				Execution struct {
+					TaskSupport TaskSupport `json:"taskSupport"`
+				} `json:"execution"`
+			}{Tool: t, Execution: struct {
+				TaskSupport TaskSupport `json:"taskSupport"`
+			}{ts}}
+		}
+	}
+	if raw, err = json.Marshal(struct {
+		Tools []any `json:"tools"`
+	}{withExec}); err != nil {
+		panic(fmt.Sprintf("elicit: encoding tools/list: %v", err))
+	}
+	s.toolListTasks = raw
+}
+
+// toolsListTasksResult is the tools/list result of a session served tasks.
+func (s *Server) toolsListTasksResult() json.RawMessage {
+	s.toolsMu.RLock()
+	defer s.toolsMu.RUnlock()
+	return s.toolListTasks
 }
 
 func (s *Server) lookupTool(name string) (*registeredTool, bool) {

@@ -33,6 +33,9 @@ type Server struct {
 	tools   map[string]*registeredTool
 	// toolList is the tools/list result, rebuilt on registration.
 	toolList json.RawMessage
+	// toolListTasks is toolList with each task tool's execution, for a
+	// session served tasks (sessiontasks.go).
+	toolListTasks json.RawMessage
 
 	sessions *sessionTable
 	held     *heldBytes  // Options.MaxHeldBytes (held.go)

@@ -45,6 +45,8 @@ type Session struct {
 	done     chan struct{} // closed when the session ends
 
 	inputRun *roundtrip.Run // set on a request view of the input_required mechanism
+
+	tasks *sessionTasks // the 2025-11-25 tasks the session started (sessiontasks.go), under mu; nil before the first
 }
 
 func newSession(srv *Server, id, version string, facts clientFacts) *Session {
@@ -263,6 +265,7 @@ func (s *Session) close(err error) {
 	}
 	s.closed = true
 	s.closeErr = err
+	tasks := s.tasks
 	if s.idle != nil {
 		s.idle.Stop()
 	}
@@ -282,6 +285,9 @@ func (s *Session) close(err error) {
 	}
 	if _, shutdown := err.(shutdownError); !shutdown {
 		s.cancelCalls(err)
+		if tasks != nil {
+			tasks.cancelAll(s.srv, errTaskSessionEnded) // nobody can ask for them any more
+		}
 	}
 }
 

@@ -33,10 +33,16 @@ func (s *Server) answerSession(ctx context.Context, sess *Session, msg *message,
 	case "ping", "logging/setLevel":
 		return replyResult(msg.ID, []byte("{}"))
 	case "tools/list":
+		if s.servesTasks(sess) {
+			return replyResult(msg.ID, s.toolsListTasksResult())
+		}
 		return replyResult(msg.ID, s.toolsListResult())
 	case "tools/call":
 		return s.sessionCall(ctx, sess, msg, sk)
 	default:
+		if rep, ok := s.sessionTaskRequest(ctx, sess, msg, sk); ok {
+			return rep
+		}
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeMethodNotFound, "method not found: %s", clip(msg.Method)))
 	}
 }
@@ -51,7 +57,11 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	if !ok {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "unknown tool: %q", clip(p.Name)))
 	}
-	if t.tool.TaskSupport == TaskRequired {
+	if s.servesTasks(sess) {
+		if rep, done := s.sessionTaskCall(sess, msg, p, t); done {
+			return rep
+		}
+	} else if t.tool.TaskSupport == TaskRequired {
 		return replyError(http.StatusOK, msg.ID, taskOnly(p.Name))
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -133,6 +143,9 @@ func (s *Server) initializeResult(msg *message, subject string, register bool) (
 	}
 	if s.opts.Instructions != "" {
 		result["instructions"] = s.opts.Instructions
+	}
+	if s.servesTasks(sess) {
+		result["capabilities"].(map[string]any)["tasks"] = sessionTaskCapabilities()
 	}
 	frame, _ := encodeResponse(msg.ID, result) // plain maps always marshal
 	return sess, reply{status: http.StatusOK, frame: frame}

@@ -89,10 +89,12 @@ const (
 	// TaskForbidden (or ""): calls never run as tasks.
 	TaskForbidden TaskSupport = "forbidden"
 	// TaskOptional: calls from a client that declares the tasks
-	// extension run as tasks; other calls run as usual.
+	// extension (2026-07-28), and calls with params.task (a 2025-11-25
+	// session), run as tasks; other calls run as usual.
 	TaskOptional TaskSupport = "optional"
 	// TaskRequired: calls run as tasks; a client without the extension
-	// gets -32021 naming it.
+	// gets -32021 naming it, a 2025-11-25 call without params.task
+	// -32601.
 	TaskRequired TaskSupport = "required"
 )
 
@@ -217,10 +219,10 @@ func missingTasks() *RPCError {
 }
 
 // taskOnly is the error of a call of a TaskRequired tool in a session
-// (2025-11-25 and before): a session's client cannot declare the
-// extension, and this server does not serve the 2025-11-25 tasks.
+// before 2025-11-25, which has no tasks (a 2025-11-25 session's is
+// sessionTaskCall's).
 func taskOnly(tool string) *RPCError {
-	return rpcErrorf(CodeInvalidParams, "tool %q runs only as a task: call it on protocol 2026-07-28 with the extension %s declared in the request's client capabilities", clip(tool), ExtensionTasks)
+	return rpcErrorf(CodeInvalidParams, "tool %q runs only as a task: call it on protocol 2026-07-28 with the extension %s declared in the request's client capabilities, or with params.task in a 2025-11-25 session", clip(tool), ExtensionTasks)
 }
 
 // taskCall is the call a task runs, as Task.Request keeps it.
@@ -231,6 +233,9 @@ type taskCall struct {
 	Version      string                     `json:"version"`
 	Capabilities json.RawMessage            `json:"capabilities"`
 	ClientInfo   json.RawMessage            `json:"clientInfo,omitempty"`
+	// Session is the id of the session a 2025-11-25 task belongs to
+	// (sessiontasks.go); "" for a 2026-07-28 task.
+	Session string `json:"session,omitempty"`
 }
 
 // taskTurn is where a call stands with tasks, for ContinueAsTask.
@@ -362,15 +367,22 @@ func (s *Server) createTask(ctx context.Context, msg *message, mm requestMeta, p
 	return reply{status: http.StatusOK, frame: frame}
 }
 
-// taskFields are the fields of a Task object of the protocol.
+// taskFields are the fields of a Task object of the extension.
 func (s *Server) taskFields(t *Task) map[string]any {
+	return s.taskObject(t, "ttlMs", "pollIntervalMs")
+}
+
+// taskObject are the fields of a Task object, ttlKey and pollKey naming
+// its TTL and poll interval in milliseconds (ttlMs and pollIntervalMs in
+// the 2026-07-28 extension, ttl and pollInterval on 2025-11-25).
+func (s *Server) taskObject(t *Task, ttlKey, pollKey string) map[string]any {
 	f := map[string]any{
-		"taskId":         t.ID,
-		"status":         t.Status,
-		"createdAt":      t.CreatedAt.UTC().Format(time.RFC3339Nano),
-		"lastUpdatedAt":  t.UpdatedAt.UTC().Format(time.RFC3339Nano),
-		"ttlMs":          t.ExpiresAt.Sub(t.CreatedAt).Milliseconds(),
-		"pollIntervalMs": s.tasks.opts.PollInterval.Milliseconds(),
+		"taskId":        t.ID,
+		"status":        t.Status,
+		"createdAt":     t.CreatedAt.UTC().Format(time.RFC3339Nano),
+		"lastUpdatedAt": t.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		ttlKey:          t.ExpiresAt.Sub(t.CreatedAt).Milliseconds(),
+		pollKey:         s.tasks.opts.PollInterval.Milliseconds(),
 	}
 	if t.StatusMessage != "" {
 		f["statusMessage"] = t.StatusMessage
@@ -405,13 +417,21 @@ func (s *Server) runTask(task *Task, tc *taskCall, state []byte, pending json.Ra
 		}
 	}
 	defer s.tasks.untrack(task.ID)
-	leased, endLease := context.WithCancel(ctx)
-	var renewing sync.WaitGroup
-	renewing.Go(func() { s.renewLease(leased, task.ID) })
-	defer renewing.Wait()
-	defer endLease()
+	defer s.holdLease(ctx, task.ID)()
 	for more := true; more; {
 		state, pending, more = s.taskRound(ctx, cancel, task, tc, state, pending)
+	}
+}
+
+// holdLease renews the lease of the task's run until ctx ends or the
+// function it returns is called, which waits for the renewal to stop.
+func (s *Server) holdLease(ctx context.Context, id string) (release func()) {
+	leased, endLease := context.WithCancel(ctx)
+	var renewing sync.WaitGroup
+	renewing.Go(func() { s.renewLease(leased, id) })
+	return func() {
+		endLease()
+		renewing.Wait()
 	}
 }
 
@@ -420,7 +440,8 @@ func (s *Server) runTask(task *Task, tc *taskCall, state []byte, pending json.Ra
 func (tr *taskRunner) lease() time.Duration { return 10 * tr.opts.PollInterval }
 
 // renewLease keeps the lease of the task's run until ctx ends, while the
-// task is working.
+// task has one: while it is working, and, for a 2025-11-25 task, whose
+// questions wait in its process, while it is input_required too.
 func (s *Server) renewLease(ctx context.Context, id string) {
 	tick := time.NewTicker(s.tasks.lease() / 3)
 	defer tick.Stop()
@@ -431,7 +452,7 @@ func (s *Server) renewLease(ctx context.Context, id string) {
 		case <-tick.C:
 		}
 		_, err := s.tasks.opts.Store.Update(ctx, id, func(t *Task) error {
-			if t.Status != TaskWorking {
+			if t.Status.Terminal() || t.Lease.IsZero() { // a 2026-07-28 task waiting for input has no lease
 				return errTaskEnded
 			}
 			t.Lease = time.Now().Add(s.tasks.lease())
@@ -451,18 +472,33 @@ func (tr *taskRunner) isRunning(id string) bool {
 	return ok
 }
 
+// getTask reads a task for a caller that owned admits (ErrTaskNotFound
+// otherwise), failing it first when it is an orphan (failOrphan).
+func (s *Server) getTask(ctx context.Context, id string, owned func(*Task) error) (*Task, error) {
+	t, err := s.tasks.opts.Store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := owned(t); err != nil {
+		return nil, err
+	}
+	return s.failOrphan(ctx, t), nil
+}
+
 // errTaskOrphaned fails a working task whose run stopped with its process.
 var errTaskOrphaned = rpcErrorf(CodeInternalError, "the server running this task stopped before its handler finished; the handler is not run again, as it may have done part of its work: call the tool again")
 
-// failOrphan fails t, a task tasks/get read, when it is working with a
-// lapsed lease and no run here: the process that ran it is gone (killed,
-// or lost with its replica). It returns the task as it is now.
+// failOrphan fails t, a task tasks/get read, when it has not ended and
+// its lease has lapsed with no run here: the process that ran it is gone
+// (killed, or lost with its replica). A task with a lease is a working
+// one, or a 2025-11-25 one waiting for input (its questions wait in its
+// process). It returns the task as it is now.
 func (s *Server) failOrphan(ctx context.Context, t *Task) *Task {
-	if t.Status != TaskWorking || t.Lease.IsZero() || time.Now().Before(t.Lease) || s.tasks.isRunning(t.ID) {
+	if t.Status.Terminal() || t.Lease.IsZero() || time.Now().Before(t.Lease) || s.tasks.isRunning(t.ID) {
 		return t
 	}
 	now, err := s.finishTask(ctx, t.ID, TaskFailed, nil, errTaskOrphaned, func(t *Task) bool {
-		return t.Status == TaskWorking && !time.Now().Before(t.Lease)
+		return !t.Status.Terminal() && !t.Lease.IsZero() && !time.Now().Before(t.Lease)
 	})
 	if err != nil {
 		return t
@@ -510,20 +546,29 @@ func (s *Server) taskRound(ctx context.Context, cancel context.CancelCauseFunc, 
 		return nil, nil, false // Shutdown: the task stays as stored
 	case mc.Asked():
 		return s.taskAsked(task, bound, mc)
-	case rpcErr != nil:
-		s.endTask(task.ID, TaskFailed, nil, rpcErr)
-		return nil, nil, false
+	}
+	s.endRun(task.ID, p.Name, res, rpcErr, false)
+	return nil, nil, false
+}
+
+// endRun stores how a task's run of tool ended: its result (an isError
+// one fails the task when isErrorFails, as on 2025-11-25) or its error.
+func (s *Server) endRun(id, tool string, res *CallToolResult, rpcErr *RPCError, isErrorFails bool) {
+	if rpcErr != nil {
+		s.endTask(id, TaskFailed, nil, rpcErr)
+		return
 	}
 	raw, err := json.Marshal(res)
 	switch {
 	case err != nil:
-		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", p.Name, err))
+		s.endTask(id, TaskFailed, nil, rpcErrorf(CodeInternalError, "encoding the result of %q: %v", tool, err))
 	case len(raw) > s.tasks.opts.MaxBytes:
-		s.endTask(task.ID, TaskFailed, nil, rpcErrorf(CodeInternalError, "the result of %q takes %d bytes, more than a task may store (%d)", p.Name, len(raw), s.tasks.opts.MaxBytes))
+		s.endTask(id, TaskFailed, nil, rpcErrorf(CodeInternalError, "the result of %q takes %d bytes, more than a task may store (%d)", tool, len(raw), s.tasks.opts.MaxBytes))
+	case isErrorFails && res.IsError:
+		s.endTask(id, TaskFailed, raw, nil)
 	default:
-		s.endTask(task.ID, TaskCompleted, raw, nil)
+		s.endTask(id, TaskCompleted, raw, nil)
 	}
-	return nil, nil, false
 }
 
 // taskAsked stores what a run asked: the task goes input_required, or,
@@ -669,7 +714,7 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 		run func()
 	)
 	owned := func(t *Task) error {
-		if t.Owner != mm.subject { // another's task is not there for this caller
+		if t.Owner != mm.subject || sessionOf(t) != "" { // another's task, or a session's, is not there for this caller
 			return ErrTaskNotFound
 		}
 		return nil
@@ -677,11 +722,7 @@ func (s *Server) taskRequest(ctx context.Context, msg *message, mm requestMeta) 
 	store := s.tasks.opts.Store
 	switch msg.Method {
 	case "tasks/get":
-		if t, err = store.Get(ctx, tp.TaskID); err == nil {
-			if err = owned(t); err == nil {
-				t = s.failOrphan(ctx, t)
-			}
-		}
+		t, err = s.getTask(ctx, tp.TaskID, owned)
 	case "tasks/update":
 		responses := tp.InputResponses
 		if responses == nil {

@@ -19,11 +19,12 @@ type Tool struct {
 	Annotations  map[string]any  `json:"annotations,omitempty"`
 	// TaskSupport is how the tool opts into tasks (see "Tasks" in the
 	// package doc): TaskOptional or TaskRequired make its 2026-07-28 calls
-	// from a client that declares the tasks extension run as tasks, kept in
+	// from a client that declares the tasks extension, and its calls with
+	// params.task in a 2025-11-25 session, run as tasks, kept in
 	// Options.Tasks.Store; AddTool panics on such a tool when the server
-	// has no store. "" is TaskForbidden. tools/list does not show it: only
-	// the 2025-11-25 tasks, which this server does not serve, have a field
-	// for it.
+	// has no store. "" is TaskForbidden. tools/list shows it as
+	// execution.taskSupport in a 2025-11-25 session only, the one protocol
+	// with a field for it.
 	TaskSupport TaskSupport `json:"-"`
 	// DeferTask makes a task tool's 2026-07-28 call from a client that
 	// declares the tasks extension start as an ordinary call: its Elicits

@@ -413,8 +413,8 @@ func TestTaskNeedsAStore(t *testing.T) {
 	}
 }
 
-// TestTaskOnlyToolInASession: a 2025-11-25 session's client cannot run a
-// task (this server does not serve the 2025-11-25 tasks), so a task-only
+// TestTaskOnlyToolInASession: a 2025-06-18 session's client cannot run a
+// task (tasks came with 2025-11-25: session_test.go), so a task-only
 // tool answers it with an error that says where it runs, and tools/list
 // does not advertise a task support it could not honour.
 func TestTaskOnlyToolInASession(t *testing.T) {
@@ -430,7 +430,7 @@ func TestTaskOnlyToolInASession(t *testing.T) {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if session != "" {
 			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set(runtime.HeaderProtocolVersion, "2025-11-25")
+			req.Header.Set(runtime.HeaderProtocolVersion, "2025-06-18")
 		}
 		status, raw, h := do(t, req)
 		if id := h.Get("Mcp-Session-Id"); id != "" {
@@ -438,7 +438,7 @@ func TestTaskOnlyToolInASession(t *testing.T) {
 		}
 		return status, raw
 	}
-	if status, raw := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`); status != http.StatusOK || session == "" {
+	if status, raw := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`); status != http.StatusOK || session == "" {
 		t.Fatalf("initialize: HTTP %d %s", status, raw)
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -224,14 +224,19 @@ func do(t *testing.T, req *http.Request) (int, []byte, http.Header) {
 	return resp.StatusCode, raw, resp.Header
 }
 
+// taskFields are the fields a Task object has on both protocols.
+type taskFields struct {
+	TaskID        string             `json:"taskId"`
+	Status        runtime.TaskStatus `json:"status"`
+	StatusMessage string             `json:"statusMessage"`
+	CreatedAt     string             `json:"createdAt"`
+	LastUpdatedAt string             `json:"lastUpdatedAt"`
+}
+
 type response struct {
 	Result struct {
-		ResultType     string                     `json:"resultType"`
-		TaskID         string                     `json:"taskId"`
-		Status         runtime.TaskStatus         `json:"status"`
-		StatusMessage  string                     `json:"statusMessage"`
-		CreatedAt      string                     `json:"createdAt"`
-		LastUpdatedAt  string                     `json:"lastUpdatedAt"`
+		ResultType string `json:"resultType"`
+		taskFields
 		TTLMs          *int64                     `json:"ttlMs"`
 		PollIntervalMs int64                      `json:"pollIntervalMs"`
 		InputRequests  map[string]json.RawMessage `json:"inputRequests"`
