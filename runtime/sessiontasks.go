@@ -163,12 +163,10 @@ func (lt *liveTask) send(frame []byte) error {
 		if lt.out != nil && lt.out.send(frame) != nil {
 			lt.out = nil // sent again on the next stream
 		}
-	case m.Method == "notifications/cancelled":
-		// The handler gave up on a request: it is no longer asked.
-		if id, ok := stringID(m.Params.RequestID); ok {
-			lt.dropLocked(string(id))
-		}
 	default:
+		if id, ok := stringID(m.Params.RequestID); ok && m.Method == "notifications/cancelled" {
+			lt.dropLocked(string(id)) // the handler gave up on a request: no longer asked (the client is told)
+		}
 		if len(lt.notes) == maxTaskNotes {
 			lt.notes = lt.notes[1:]
 		}
@@ -190,18 +188,19 @@ func (lt *liveTask) sendNotesLocked() {
 	}
 }
 
-// attach makes sk the task's stream and sends it what is waiting.
+// attach makes sk the task's stream and sends it what is waiting: the
+// notifications no stream has carried, then every unanswered request.
 func (lt *liveTask) attach(sk sink) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	lt.out = sk
+	lt.sendNotesLocked()
 	for _, a := range lt.asks {
-		if sk.send(a.frame) != nil {
+		if lt.out == nil || sk.send(a.frame) != nil {
 			lt.out = nil
 			return
 		}
 	}
-	lt.sendNotesLocked()
 }
 
 func (lt *liveTask) detach(sk sink) {

@@ -659,3 +659,52 @@ func TestSessionTaskOverStdio(t *testing.T) {
 		t.Fatalf("tasks/result over stdio: %+v", final)
 	}
 }
+
+// TestSessionTaskStreamAgain: the task's log notification waits for a
+// tasks/result stream and goes out on it once; a client that drops that
+// stream without answering gets the unanswered question again on its next
+// tasks/result, and answers it there.
+func TestSessionTaskStreamAgain(t *testing.T) {
+	url, _ := startServer(t, runtime.TaskOptions{}, func(srv *runtime.Server) {
+		srv.AddTool(runtime.Tool{Name: "logask", TaskSupport: runtime.TaskRequired}, func(ctx context.Context, req *runtime.CallToolRequest) (*runtime.CallToolResult, error) {
+			if err := req.Log("info", "deploy", "starting"); err != nil {
+				return nil, err
+			}
+			got, err := runtime.ElicitSchema(ctx, "Who approves the deploy?", approveSchema)
+			if err != nil {
+				return nil, err
+			}
+			return runtime.TextResult(fmt.Sprintf("approved by %v", got["name"])), nil
+		})
+	})
+	c, _ := openSession(t, url, "2025-11-25", sessionCaps)
+	task := c.startSessionTask("logask")
+	c.pollSessionTask(task.TaskID, runtime.TaskInputRequired)
+	result := `{"jsonrpc":"2.0","id":"r","method":"tasks/result","params":{"taskId":"` + task.TaskID + `"}}`
+
+	first := c.post(result)
+	msgs := readMessages(first)
+	logged, asked := <-msgs, <-msgs
+	first.Body.Close() // gone without answering
+	for range msgs {
+	}
+	if logged.Method != "notifications/message" || relatedTask(logged.Params.Meta) != task.TaskID || asked.Method != "elicitation/create" {
+		t.Fatalf("the first stream: %+v then %+v", logged, asked)
+	}
+	if got := c.getSessionTask(task.TaskID); got.Status != runtime.TaskInputRequired {
+		t.Fatalf("after the dropped stream: %+v", got)
+	}
+
+	second := c.post(result)
+	defer second.Body.Close()
+	msgs = readMessages(second)
+	again := <-msgs
+	if again.Method != "elicitation/create" || string(again.ID) != string(asked.ID) {
+		t.Fatalf("the second stream's first message: %+v, want the question %s again (and no log)", again, asked.ID)
+	}
+	answer := c.post(`{"jsonrpc":"2.0","id":` + string(again.ID) + `,"result":{"action":"accept","content":{"name":"bo"}}}`)
+	answer.Body.Close()
+	if final := <-msgs; !strings.Contains(string(final.Result), "approved by bo") {
+		t.Fatalf("tasks/result on the second stream: %+v", final)
+	}
+}
