@@ -555,8 +555,9 @@ func TestSessionTaskOrphanFails(t *testing.T) {
 	wantCode(t, "tasks/result of the orphan", c.call("tasks/result", `{"taskId":"`+dead.ID+`"}`, &struct{}{}), runtime.CodeInternalError, "stopped")
 }
 
-// TestSessionTaskTTL: params.task.ttl shortens the task's life; past it
-// tasks/get finds no task and tasks/list no longer lists it.
+// TestSessionTaskTTL: params.task.ttl shortens the task's life, never
+// beyond TaskOptions.TTL; past it tasks/get finds no task and tasks/list
+// no longer lists it.
 func TestSessionTaskTTL(t *testing.T) {
 	_, url, _, _ := sessionServer(t)
 	c, _ := openSession(t, url, "2025-11-25", sessionCaps)
@@ -565,6 +566,12 @@ func TestSessionTaskTTL(t *testing.T) {
 	}
 	if err := c.call("tools/call", `{"name":"plain","arguments":{},"task":{"ttl":100}}`, &created); err != nil || created.Task.TTL == nil || *created.Task.TTL != 100 {
 		t.Fatalf("a task with ttl 100: %+v, %v", created, err)
+	}
+	var long struct {
+		Task sessionTask `json:"task"`
+	}
+	if err := c.call("tools/call", `{"name":"plain","arguments":{},"task":{"ttl":172800000}}`, &long); err != nil || long.Task.TTL == nil || *long.Task.TTL != runtime.DefaultTaskTTL.Milliseconds() {
+		t.Errorf("a ttl beyond TaskOptions.TTL: %+v, %v; want the TTL", long, err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -581,8 +588,8 @@ func TestSessionTaskTTL(t *testing.T) {
 	var listed struct {
 		Tasks []sessionTask `json:"tasks"`
 	}
-	if err := c.call("tasks/list", `{}`, &listed); err != nil || len(listed.Tasks) != 0 {
-		t.Errorf("tasks/list past the TTL: %+v, %v", listed, err)
+	if err := c.call("tasks/list", `{}`, &listed); err != nil || len(listed.Tasks) != 1 || listed.Tasks[0].TaskID != long.Task.TaskID {
+		t.Errorf("tasks/list past the short TTL: %+v, %v; want only the long task", listed, err)
 	}
 }
 
