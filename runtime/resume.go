@@ -428,16 +428,35 @@ func (t *streamTable) shed(need int64) {
 	// instead of every client a busy error. TryLock: the caller may hold its
 	// own sink's lock, and two sinks shedding for each other must not wait
 	// on each other.
-	for _, sk := range running {
-		if freed >= need {
-			break
+	// A stream whose lock is taken (an event being written) is tried again
+	// a few times, a moment apart, so that a write in flight does not make
+	// a live reply busy; bounded, so that it never waits on a stalled one.
+	for try := 0; try < shedTries && freed < need && len(running) > 0; try++ {
+		if try > 0 {
+			time.Sleep(shedPause)
 		}
-		if sk.mu.TryLock() {
+		busy := running[:0]
+		for _, sk := range running {
+			if freed >= need {
+				break
+			}
+			if !sk.mu.TryLock() {
+				busy = append(busy, sk)
+				continue
+			}
 			freed += sk.trimLocked()
 			sk.mu.Unlock()
 		}
+		running = busy
 	}
 }
+
+// shedTries and shedPause bound how long shed tries a running stream whose
+// lock is taken: at most (shedTries-1)·shedPause.
+const (
+	shedTries = 10
+	shedPause = 200 * time.Microsecond
+)
 
 // trimLocked drops a kept stream's events but its newest and returns the
 // bytes it freed.
