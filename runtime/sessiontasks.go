@@ -341,19 +341,13 @@ func (s *Server) createSessionTask(sess *Session, msg *message, p callParams, t 
 	if len(request) > o.MaxBytes {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidParams, "the call takes %d bytes, more than a task may store (%d)", len(request), o.MaxBytes))
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	task := &Task{ID: newID(), Owner: sess.subject, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(ttl), Lease: now.Add(s.tasks.lease()), Request: request}
+	task := s.tasks.newTask(sess.subject, ttl, request)
 	if !s.startCall(nil) {
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
 	}
-	switch err := o.Store.Create(context.Background(), task, o.MaxPerOwner); {
-	case errors.Is(err, ErrTaskLimit):
+	if rerr := s.storeNewTask(context.Background(), task, p.Name); rerr != nil {
 		s.endCall(nil)
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "%v (%d)", err, o.MaxPerOwner))
-	case err != nil:
-		s.endCall(nil)
-		s.log.Error("storing a task", "tool", p.Name, "err", err)
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "the task could not be stored"))
+		return replyError(http.StatusOK, msg.ID, rerr)
 	}
 	st := sess.taskTable()
 	lt := &liveTask{id: task.ID, srv: s, tasks: st, ended: make(chan struct{})}

@@ -337,8 +337,7 @@ func (s *Server) createTask(ctx context.Context, msg *message, mm requestMeta, p
 	if err != nil {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task's call: %v", err))
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	task := &Task{ID: newID(), Owner: mm.subject, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(o.TTL), Lease: now.Add(s.tasks.lease()), Request: request}
+	task := s.tasks.newTask(mm.subject, o.TTL, request)
 	if mc != nil {
 		if task.State, err = roundtrip.AppendPlainRun(nil, stateCall("tools/call", p, mm.subject), mc, task.ExpiresAt); err != nil {
 			return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "storing the task's answers: %v", err))
@@ -350,12 +349,8 @@ func (s *Server) createTask(ctx context.Context, msg *message, mm requestMeta, p
 	if s.shutdown.Load() {
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
 	}
-	switch err := o.Store.Create(ctx, task, o.MaxPerOwner); {
-	case errors.Is(err, ErrTaskLimit):
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "%v (%d)", err, o.MaxPerOwner))
-	case err != nil:
-		s.log.Error("storing a task", "tool", p.Name, "err", err)
-		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "the task could not be stored"))
+	if rerr := s.storeNewTask(ctx, task, p.Name); rerr != nil {
+		return replyError(http.StatusOK, msg.ID, rerr)
 	}
 	// Stored: a tasks/get finds it from now on, so the handle may go out
 	// and the run begin.
@@ -365,6 +360,27 @@ func (s *Server) createTask(ctx context.Context, msg *message, mm requestMeta, p
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInternalError, "encoding the task: %v", err))
 	}
 	return reply{status: http.StatusOK, frame: frame}
+}
+
+// newTask is a new task of owner, working, living ttl, leased to the run
+// that is to start, its call request.
+func (tr *taskRunner) newTask(owner string, ttl time.Duration, request json.RawMessage) *Task {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	return &Task{ID: newID(), Owner: owner, Status: TaskWorking, CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(ttl), Lease: now.Add(tr.lease()), Request: request}
+}
+
+// storeNewTask creates task in the store; the error is the call's reply
+// when it could not (the owner's limit, or the store failed, logged).
+func (s *Server) storeNewTask(ctx context.Context, task *Task, tool string) *RPCError {
+	o := s.tasks.opts
+	switch err := o.Store.Create(ctx, task, o.MaxPerOwner); {
+	case errors.Is(err, ErrTaskLimit):
+		return rpcErrorf(CodeInvalidRequest, "%v (%d)", err, o.MaxPerOwner)
+	case err != nil:
+		s.log.Error("storing a task", "tool", tool, "err", err)
+		return rpcErrorf(CodeInternalError, "the task could not be stored")
+	}
+	return nil
 }
 
 // taskFields are the fields of a Task object of the extension.
