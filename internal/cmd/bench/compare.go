@@ -269,6 +269,24 @@ func (r *compareReport) markdown() string {
 				allocs("base-"+era.name), allocs("new-"+era.name), allocs(floor))
 		}
 	}
+	b.WriteString("\n## Server CPU per round trip\n\nThe server process's user and system time (getrusage) over a window's round trips, median over windows: what the server spends, whatever the load generator beside it on the same machine spends.\n\n")
+	b.WriteString("| protocol | concurrency | base | new | floor | new ÷ floor |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, era := range []struct{ name, version string }{{eraLegacy, legacyVersion}, {eraModern, modernVersion}} {
+		for _, conc := range r.concs {
+			cpu := func(flow string) float64 {
+				if row := r.rows[rtKey{flow, conc}]; row != nil {
+					return row.median(window.cpuPerOp)
+				}
+				return 0
+			}
+			base, nw, floor := cpu("base-"+era.name), cpu("new-"+era.name), cpu("floor-"+era.name)
+			ratio := "–"
+			if floor > 0 {
+				ratio = fmt.Sprintf("%.2f×", nw/floor)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", era.version, conc, micros(base), micros(nw), micros(floor), ratio)
+		}
+	}
 	fmt.Fprintf(&b, "\n## Memory per pending elicitation (%s, %d held at once)\n\n", legacyVersion, r.pendingN)
 	b.WriteString("Server heap objects and stacks after two GCs, while they wait, less before, over their number (1 kB = 1000 B); the floor's is what net/http itself holds per connection.\n\n")
 	b.WriteString("| server | heap | stacks | total | goroutines |\n|---|---:|---:|---:|---:|\n")
@@ -283,6 +301,15 @@ func (r *compareReport) markdown() string {
 		fmt.Fprintf(&b, "\nTarget: at most %.0f kB per pending elicitation: %s.\n", float64(targetPendingBytes)/1000, mark(pc.total() <= targetPendingBytes))
 	}
 	return b.String()
+}
+
+// micros formats ns as microseconds; "–" for none (a base whose server
+// does not report its CPU).
+func micros(ns float64) string {
+	if ns <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f µs", ns/1000)
 }
 
 // roundRatios are a ÷ b in time per round trip, round by round.

@@ -26,14 +26,18 @@ type rtKey struct {
 type window struct {
 	n       int
 	elapsed time.Duration
-	allocs  uint64 // server heap allocations, objects
-	bytes   uint64 // server heap allocations, bytes
+	allocs  uint64  // server heap allocations, objects
+	bytes   uint64  // server heap allocations, bytes
+	cpu     float64 // server process CPU (user and system), seconds; 0 where unknown
+	client  float64 // this process's CPU over the window (the load generator), seconds
 }
 
 func (w window) nsPerOp() float64     { return float64(w.elapsed.Nanoseconds()) / float64(w.n) }
 func (w window) perSecond() float64   { return float64(w.n) / w.elapsed.Seconds() }
 func (w window) allocsPerOp() float64 { return float64(w.allocs) / float64(w.n) }
 func (w window) bytesPerOp() float64  { return float64(w.bytes) / float64(w.n) }
+func (w window) cpuPerOp() float64    { return w.cpu * 1e9 / float64(w.n) }
+func (w window) clientPerOp() float64 { return w.client * 1e9 / float64(w.n) }
 
 // rtRow is what the report needs of a row.
 type rtRow struct {
@@ -110,6 +114,7 @@ func (p *pool) run(conc int, d time.Duration, maxOps int, lat *[]time.Duration) 
 		total int
 	)
 	lats := make([][]time.Duration, conc)
+	clientBefore := processCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	for i := range conc {
@@ -144,6 +149,7 @@ func (p *pool) run(conc int, d time.Duration, maxOps int, lat *[]time.Duration) 
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	client := processCPU() - clientBefore
 	if first != nil {
 		return window{}, first
 	}
@@ -156,7 +162,7 @@ func (p *pool) run(conc int, d time.Duration, maxOps int, lat *[]time.Duration) 
 			*lat = append(*lat, l...)
 		}
 	}
-	return window{n: total, elapsed: elapsed, allocs: after.AllocObjects - before.AllocObjects, bytes: after.AllocBytes - before.AllocBytes}, nil
+	return window{n: total, elapsed: elapsed, allocs: after.AllocObjects - before.AllocObjects, bytes: after.AllocBytes - before.AllocBytes, cpu: after.CPU - before.CPU, client: client}, nil
 }
 
 // roundTripConfig sizes the measurement.
@@ -195,8 +201,8 @@ func measureRoundTrips(pools []*pool, cfg roundTripConfig, raw func(string)) (ma
 					return nil, err
 				}
 				row.windows = append(row.windows, w)
-				raw(fmt.Sprintf("BenchmarkRoundTrip/flow=%s/conc=%d \t%8d\t%12.0f ns/op\t%10.0f B/op\t%8.1f allocs/op\t%10.0f rt/s",
-					k.flow, conc, w.n, w.nsPerOp(), w.bytesPerOp(), w.allocsPerOp(), w.perSecond()))
+				raw(fmt.Sprintf("BenchmarkRoundTrip/flow=%s/conc=%d \t%8d\t%12.0f ns/op\t%10.0f B/op\t%8.1f allocs/op\t%10.0f rt/s\t%10.0f server-cpu-ns/op\t%10.0f client-cpu-ns/op",
+					k.flow, conc, w.n, w.nsPerOp(), w.bytesPerOp(), w.allocsPerOp(), w.perSecond(), w.cpuPerOp(), w.clientPerOp()))
 			}
 		}
 	}
