@@ -132,7 +132,10 @@ type call struct {
 	key     string          // idKey of the client's request id
 	id      json.RawMessage // the client's request id, raw
 	sink    sink
+	// cancelF cancels the call's context, made by the call's maker; own
+	// instead, when the handler's context cancels on its own.
 	cancelF context.CancelCauseFunc
+	own     *handlerCtx
 	// canceledByClient is set by notifications/cancelled for this call.
 	canceledByClient atomic.Bool
 	// inputRequired marks a request of the input_required mechanism;
@@ -157,15 +160,23 @@ type call struct {
 
 var errCanceledByClient = errors.New("elicit: the client cancelled the request")
 
-func (c *call) cancel(cause error) { c.cancelF(cause) }
+// cancel cancels the call's context with cause: its own
+// (cancelableContext) or its maker's.
+func (c *call) cancel(cause error) {
+	if c.own != nil {
+		c.own.cancelCall(cause)
+		return
+	}
+	c.cancelF(cause)
+}
 
 func (c *call) cancelByClient(reason string) {
 	c.canceledByClient.Store(true)
 	if reason != "" {
-		c.cancelF(fmt.Errorf("%w: %s", errCanceledByClient, reason))
+		c.cancel(fmt.Errorf("%w: %s", errCanceledByClient, reason))
 		return
 	}
-	c.cancelF(errCanceledByClient)
+	c.cancel(errCanceledByClient)
 }
 
 // notify sends a notification on the call's stream.
@@ -189,24 +200,113 @@ type callRun struct {
 
 // handlerContext returns ctx with the call in it (what callFrom finds), as
 // context.WithValue(ctx, callKey{}, &r.call) would, without allocating.
+// The call's cancellation is its maker's (the call's cancelF).
 func (r *callRun) handlerContext(ctx context.Context) context.Context {
-	r.ctx = handlerCtx{Context: ctx, c: &r.call}
+	r.ctx.parent, r.ctx.c = ctx, &r.call
+	r.ctx.state.Store(ctxPlain)
+	return &r.ctx
+}
+
+// cancelableContext is handlerContext with a cancellation of the call's
+// own, as context.WithCancelCause(ctx) would give it: the call's cancel
+// cancels it, and end, once the call is over, cancels it with
+// context.Canceled. It costs nothing until a Done or a cancel needs it.
+func (r *callRun) cancelableContext(ctx context.Context) *handlerCtx {
+	r.ctx.parent, r.ctx.c = ctx, &r.call
+	r.call.own = &r.ctx
 	return &r.ctx
 }
 
 // handlerCtx is a context carrying a call under callKey. Every other
-// value, its deadline, Done, Err and cancellation cause are ctx's, as for
-// a context.WithValue child.
+// value, its deadline, Done, Err and cancellation cause are parent's, as for
+// a context.WithValue child; or, when it cancels on its own
+// (cancelableContext), those of a context.WithCancelCause child of parent.
+//
+// That child is made on first need: a Done, a cancel, or a use after end.
+// Until then nothing can have canceled the context but parent, and a
+// WithCancelCause child of parent would report parent's Err, Value and
+// cause (context.Cause finds parent's) anyway. A 2026-07-28 round that
+// asks or completes without waiting never makes it, which saves the
+// child's allocations and its link in parent's children.
 type handlerCtx struct {
-	context.Context
-	c *call
+	parent context.Context
+	c      *call
+	state  atomic.Uint32 // ctxLazy, ctxMade, ctxOver or ctxPlain
+	mu     sync.Mutex    // making child
+	child  context.Context
+	cancel context.CancelCauseFunc
 }
+
+const (
+	ctxLazy  = iota // no child yet
+	ctxMade         // child and cancel are set
+	ctxOver         // no child, and the call is over: a child, once made, is canceled
+	ctxPlain        // no cancellation of its own: parent's
+)
+
+// made returns the child, making it first if need be.
+func (x *handlerCtx) made() context.Context {
+	if x.state.Load() == ctxMade {
+		return x.child
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch x.state.Load() {
+	case ctxLazy, ctxOver:
+		x.child, x.cancel = context.WithCancelCause(x.parent)
+		if x.state.Load() == ctxOver {
+			x.cancel(nil)
+		}
+		x.state.Store(ctxMade)
+	}
+	return x.child
+}
+
+// current is the context that answers for x now.
+func (x *handlerCtx) current() context.Context {
+	switch x.state.Load() {
+	case ctxLazy, ctxPlain:
+		return x.parent
+	}
+	return x.made()
+}
+
+func (x *handlerCtx) Deadline() (time.Time, bool) { return x.parent.Deadline() }
+
+func (x *handlerCtx) Done() <-chan struct{} {
+	if x.state.Load() == ctxPlain {
+		return x.parent.Done()
+	}
+	return x.made().Done()
+}
+
+func (x *handlerCtx) Err() error { return x.current().Err() }
 
 func (x *handlerCtx) Value(key any) any {
 	if _, ok := key.(callKey); ok {
 		return x.c
 	}
-	return x.Context.Value(key)
+	return x.current().Value(key)
+}
+
+// cancelCall cancels a cancelableContext with cause.
+func (x *handlerCtx) cancelCall(cause error) {
+	x.made()
+	x.cancel(cause)
+}
+
+// end is the call's end: the context is canceled, as by a WithCancelCause
+// child's deferred cancel(nil). Without a child yet, nothing waits on it:
+// the child is made (canceled) only if the context is used after.
+func (x *handlerCtx) end() {
+	x.mu.Lock()
+	if x.state.Load() == ctxLazy {
+		x.state.Store(ctxOver)
+		x.mu.Unlock()
+		return
+	}
+	x.mu.Unlock()
+	x.cancel(nil)
 }
 
 // callParams are the params of tools/call.

@@ -360,10 +360,11 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 	}
 	sess := &run.sess
 	sess.initView(s, mm.version, clientFacts{caps: parseElicitCaps(mm.capabilities), capabilities: mm.capabilities, clientInfo: mm.clientInfo}, mm.subject, mc)
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	hctx := run.cancelableContext(ctx)
+	defer hctx.end()
+	ctx = hctx
 	c := &run.call
-	c.session, c.id, c.cancelF, c.sink, c.logLevel, c.inputRequired, c.tasking = sess, msg.ID, cancel, sk, mm.logLevel, true, turn
+	c.session, c.id, c.sink, c.logLevel, c.inputRequired, c.tasking = sess, msg.ID, sk, mm.logLevel, true, turn
 	if !s.startCall(c) {
 		return replyError(http.StatusServiceUnavailable, msg.ID, rpcErrorf(CodeInternalError, "server is shutting down"))
 	}
@@ -376,7 +377,7 @@ func (s *Server) inputRequiredCall(ctx context.Context, msg *message, mm request
 		defer mm.calls.remove(c)
 	}
 	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, Round: mc.Round(), call: c}
-	res, rpcErr := s.runTool(run.handlerContext(ctx), inputRequiredTool(t, mc), &run.req)
+	res, rpcErr := s.runTool(hctx, inputRequiredTool(t, mc), &run.req)
 	switch {
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)

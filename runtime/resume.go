@@ -83,15 +83,15 @@ func (sk *httpSink) resumable(r *http.Request, sess *Session) context.Context {
 	return &sk.base
 }
 
-// watchConnection is told the cancellation of a resumable call's context
-// (sessionCall, right after making it): from then on the POST's connection
+// watchConnection is told a resumable call, whose context cancels on its
+// own (sessionCall, right after making it): from then on the POST's connection
 // ending cancels the call before the upgrade and detaches its stream after
 // (connectionGone). A sink that is not resumable ignores it.
-func (sk *httpSink) watchConnection(cancel context.CancelCauseFunc) {
+func (sk *httpSink) watchConnection(c *call) {
 	if sk.session == "" {
 		return
 	}
-	sk.cancelCall = cancel
+	sk.call = c
 	sk.stopWatch = context.AfterFunc(sk.base.parent, sk.connectionGone)
 }
 
@@ -106,7 +106,7 @@ func (sk *httpSink) callOver() {
 	sk.mu.Lock()
 	if sk.rs.kept && sk.closed {
 		sk.w, sk.rc, sk.header, sk.id, sk.req = nil, nil, nil, nil, nil
-		sk.base.parent, sk.cancelCall, sk.stopWatch = nil, nil, nil
+		sk.base.parent, sk.call, sk.stopWatch = nil, nil, nil
 	}
 	sk.mu.Unlock()
 }
@@ -122,7 +122,7 @@ func (sk *httpSink) connectionGone() {
 	case sk.closed:
 	case !sk.rs.kept || errors.Is(sk.base.parent.Err(), context.DeadlineExceeded):
 		sk.mu.Unlock()
-		sk.cancelCall(context.Cause(sk.base.parent))
+		sk.call.cancel(context.Cause(sk.base.parent))
 		return
 	case sk.rs.reader == nil && !sk.rs.detached:
 		sk.detachLocked()

@@ -295,8 +295,10 @@ const (
 	// one, made over the request's values without its cancellation (held
 	// in the sink); the stream's timer is one a finished stream gave back
 	// (streamTimers).
-	budgetSessionRoundTrip       = 31
-	budgetInputRequiredRoundTrip = 32 // 2026-07-28: tools/call → input_required, retry → complete
+	budgetSessionRoundTrip = 31
+	// 2026-07-28: tools/call → input_required, retry → complete. Neither
+	// run waits, so neither makes its context's cancellation (handlerCtx).
+	budgetInputRequiredRoundTrip = 28
 )
 
 func TestRoundTripAllocs(t *testing.T) {
@@ -321,7 +323,7 @@ const (
 	budgetElicitSchemaRoundTrip = 83
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
-	budgetDynamicRoundTrip = 73
+	budgetDynamicRoundTrip = 69
 	// DecodeAnswer of testform.AskForm from an accepted result.
 	budgetDecodeAnswer = 2
 )

@@ -64,14 +64,14 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	} else if t.tool.TaskSupport == TaskRequired {
 		return replyError(http.StatusOK, msg.ID, taskOnly(p.Name))
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if hs, ok := sk.(*httpSink); ok {
-		hs.watchConnection(cancel) // a resumable stream's call: the POST's connection ending cancels it (before the upgrade)
-	}
 	run := &callRun{}
+	hctx := run.cancelableContext(ctx)
+	defer hctx.end()
 	c := &run.call
-	c.session, c.key, c.id, c.cancelF, c.sink, c.tasking = sess, idKey(msg.ID), msg.ID, cancel, sk, t.syncTurn()
+	if hs, ok := sk.(*httpSink); ok {
+		hs.watchConnection(c) // a resumable stream's call: the POST's connection ending cancels it (before the upgrade)
+	}
+	c.session, c.key, c.id, c.sink, c.tasking = sess, idKey(msg.ID), msg.ID, sk, t.syncTurn()
 	if !sess.addCall(c) {
 		return replyError(http.StatusOK, msg.ID, rpcErrorf(CodeInvalidRequest, "request id %s is already running in this session", msg.ID))
 	}
@@ -82,7 +82,7 @@ func (s *Server) sessionCall(ctx context.Context, sess *Session, msg *message, s
 	defer s.endCall(c)
 
 	run.req = CallToolRequest{Session: sess, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta, call: c}
-	res, rpcErr := s.runTool(run.handlerContext(ctx), t, &run.req)
+	res, rpcErr := s.runTool(hctx, t, &run.req)
 	switch {
 	case c.canceledByClient.Load():
 		return cancelledReply(msg.ID)

@@ -47,7 +47,7 @@ func (s *Server) forEachSession(f func(*Session)) {
 }
 
 // startCall counts a call in; false once Shutdown has begun. c, when not
-// nil, is the call's, its cancelF set: Shutdown's deadline cancels it
+// nil, is the call's, its cancellation set: Shutdown's deadline cancels it
 // (cancelRunning), which reaches the calls no session holds (2026-07-28
 // over HTTP); a task's run passes nil (its cancellation is the task
 // table's).
@@ -95,12 +95,12 @@ func (s *Server) endCall(c *call) {
 // may start its AfterFunc callbacks.
 func (s *Server) cancelRunning(cause error) {
 	s.callsMu.Lock()
-	var cancels []context.CancelCauseFunc
+	var calls []*call
 	for c := s.runningCalls; c != nil; c = c.nextRunning {
-		cancels = append(cancels, c.cancelF)
+		calls = append(calls, c)
 	}
 	s.callsMu.Unlock()
-	for _, cancel := range cancels {
-		cancel(cause)
+	for _, c := range calls {
+		c.cancel(cause)
 	}
 }

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -68,13 +67,13 @@ type httpSink struct {
 	req *http.Request
 	// session is set (resumable) for a call whose stream may be resumed:
 	// its session's id. base is the call's context's parent then, which
-	// the POST's connection ending does not cancel; cancelCall cancels the
-	// call (its context's own cancellation, made by sessionCall) and
+	// the POST's connection ending does not cancel; call is the call, which
+	// its context's own cancellation cancels (sessionCall), and
 	// stopWatch ends the watch on that connection (resume.go).
-	session    string
-	base       callBase
-	cancelCall context.CancelCauseFunc
-	stopWatch  func() bool
+	session   string
+	base      callBase
+	call      *call
+	stopWatch func() bool
 
 	mu       sync.Mutex
 	streamed bool // upgraded to SSE
@@ -247,7 +246,7 @@ func (s *httpSink) tick() {
 		s.mu.Unlock()
 		if abandoned {
 			s.srv.log.Info("call cancelled: its stream was not resumed within Options.StreamResumeWindow", "session", s.session, "stream", s.streamID)
-			s.cancelCall(errStreamAbandoned)
+			s.call.cancel(errStreamAbandoned)
 		}
 		return
 	}

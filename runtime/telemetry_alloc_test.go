@@ -21,7 +21,7 @@ const (
 	budgetTracedSessionRoundTrip = 81
 	// 2026-07-28: two requests, each with its span, duration and elicit
 	// span; the retry's link to the first round.
-	budgetTracedInputRequiredRoundTrip = 116
+	budgetTracedInputRequiredRoundTrip = 112
 )
 
 // discardSpans is a span exporter that drops every span.
