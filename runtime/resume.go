@@ -121,8 +121,9 @@ func (sk *httpSink) connectionGone() {
 	switch {
 	case sk.closed:
 	case !sk.rs.kept || errors.Is(sk.base.parent.Err(), context.DeadlineExceeded):
+		c, cause := sk.call, context.Cause(sk.base.parent) // read under the lock: callOver clears them
 		sk.mu.Unlock()
-		sk.call.cancel(context.Cause(sk.base.parent))
+		c.cancel(cause)
 		return
 	case sk.rs.reader == nil && !sk.rs.detached:
 		sk.detachLocked()

@@ -242,11 +242,11 @@ func (s *httpSink) tick() {
 		return
 	}
 	if s.rs.kept && s.rs.detached {
-		abandoned := s.windowTickLocked()
+		abandoned, c := s.windowTickLocked(), s.call // read under the lock: callOver clears it
 		s.mu.Unlock()
 		if abandoned {
 			s.srv.log.Info("call cancelled: its stream was not resumed within Options.StreamResumeWindow", "session", s.session, "stream", s.streamID)
-			s.call.cancel(errStreamAbandoned)
+			c.cancel(errStreamAbandoned)
 		}
 		return
 	}
