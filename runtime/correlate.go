@@ -99,14 +99,12 @@ func (r elicitReply) outcome() (json.RawMessage, error) {
 const elicitIDPrefix = "elicit-"
 
 // elicitID is a fresh elicitation request id; in a cluster it names this
-// replica so an answer landing elsewhere can be forwarded here.
+// replica so an answer landing elsewhere can be forwarded here. It need not
+// be secret, only unique: an answer is looked up in its own session's table
+// (Session.deliver), so another session that guesses an id finds nothing.
 func (s *Server) elicitID() string {
-	var buf [64]byte // room for the prefix, a short replica id and the random part: one allocation, the string's
-	id := append(buf[:0], elicitIDPrefix...)
-	if s.replica != "" {
-		id = append(append(id, s.replica...), '.')
-	}
-	return string(appendID(id))
+	var buf [len(elicitIDPrefix) + 64 + 1 + 16]byte // the prefix, a replica id and the number: one allocation, the string's
+	return string(s.appendSeqID(append(buf[:0], elicitIDPrefix...)))
 }
 
 // replicaOf returns the replica a response's id names ("" for none).

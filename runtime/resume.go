@@ -488,13 +488,18 @@ func (sk *httpSink) finished() bool { return sk.done.Load() }
 // spares the upgrade a read of crypto/rand.
 func (s *Server) newStreamID() string {
 	var buf [64 + 1 + 16]byte
-	id := buf[:0]
+	return string(s.appendSeqID(buf[:0]))
+}
+
+// appendSeqID appends this replica's id and a dot, in a cluster, and the
+// next number of s.seq as 16 hex digits.
+func (s *Server) appendSeqID(id []byte) []byte {
 	if s.replica != "" {
 		id = append(append(id, s.replica...), '.')
 	}
 	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], s.streamSeq.Add(1))
-	return string(hex.AppendEncode(id, n[:]))
+	binary.BigEndian.PutUint64(n[:], s.seq.Add(1))
+	return hex.AppendEncode(id, n[:])
 }
 
 // parseEventID splits an event id, "<stream>-<n>", where stream is 16 hex

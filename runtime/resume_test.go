@@ -558,7 +558,7 @@ func TestParseEventID(t *testing.T) {
 	srv := NewServer(Options{})
 	defer srv.Shutdown(context.Background())
 	srv.replica = "web-1"
-	srv.streamSeq.Store(^uint64(0) - 1)
+	srv.seq.Store(^uint64(0) - 1)
 	seen := map[string]bool{}
 	for range 4 {
 		id := srv.newStreamID()

@@ -42,8 +42,10 @@ type Server struct {
 	streams  streamTable // streams kept for a resumption (resume.go)
 	claims   claimSet    // ClaimCall's, without a cluster.Claimer (claim.go)
 	tasks    *taskRunner // Options.Tasks; nil without a store (tasks.go)
-	// streamSeq numbers the streams (newStreamID), from a random start.
-	streamSeq atomic.Uint64
+	// seq numbers the streams (newStreamID) and the elicitations (elicitID)
+	// from a random start: unique in the process, and, with 64 random bits
+	// to start from, across its restarts, whose sessions a Cluster keeps.
+	seq atomic.Uint64
 
 	callsMu sync.Mutex
 	running int // tool calls running, for Shutdown
@@ -79,7 +81,7 @@ func NewServer(opts Options) *Server {
 	s.sessions = newSessionTable(opts.MaxSessions, perSubjectCap(opts), &s.shutdown)
 	var seq [8]byte
 	_, _ = rand.Read(seq[:])
-	s.streamSeq.Store(binary.LittleEndian.Uint64(seq[:]))
+	s.seq.Store(binary.LittleEndian.Uint64(seq[:]))
 	s.rebuildToolList()
 	s.held.shed = s.streams.shed // finished streams kept for a resumption go first (resume.go)
 	s.attachCluster()
