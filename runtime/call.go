@@ -227,15 +227,29 @@ func (r *callRun) cancelableContext(ctx context.Context) *handlerCtx {
 // WithCancelCause child of parent would report parent's Err, Value and
 // cause (context.Cause finds parent's) anyway. A 2026-07-28 round that
 // asks or completes without waiting never makes it, which saves the
-// child's allocations and its link in parent's children.
+// child's allocations and its link in parent's children. The call's own
+// wait for an answer (Session.request) does not need it either: it waits
+// on parent and on its pending answer, which a cancel resolves (await).
+//
+// A resumable call's parent (callBase) never ends: what cancels the call
+// before its stream is upgraded is the POST's connection ending, which
+// the sink watches (httpSink.watch) only once something can tell: the
+// child is made, or Err is asked (which looks at the connection itself).
 type handlerCtx struct {
 	parent context.Context
 	c      *call
 	state  atomic.Uint32 // ctxLazy, ctxMade, ctxOver or ctxPlain
-	mu     sync.Mutex    // making child
+	mu     sync.Mutex    // making child; waiter
 	child  context.Context
 	cancel context.CancelCauseFunc
+	// waiter is the answer the call waits for without a child (await): a
+	// cancel resolves it with errWaitCanceled.
+	waiter *pendingElicit
 }
+
+// errWaitCanceled resolves the answer a call waits for when the call is
+// canceled (handlerCtx.await): the wait then returns the context's error.
+var errWaitCanceled = errors.New("elicit: the call was canceled while it waited")
 
 const (
 	ctxLazy  = iota // no child yet
@@ -250,16 +264,48 @@ func (x *handlerCtx) made() context.Context {
 		return x.child
 	}
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	switch x.state.Load() {
+	was := x.state.Load()
+	switch was {
 	case ctxLazy, ctxOver:
 		x.child, x.cancel = context.WithCancelCause(x.parent)
-		if x.state.Load() == ctxOver {
+		if was == ctxOver {
 			x.cancel(nil)
 		}
 		x.state.Store(ctxMade)
 	}
-	return x.child
+	child := x.child
+	x.mu.Unlock()
+	if was == ctxLazy {
+		x.watch() // the child can tell a dropped connection now
+	}
+	return child
+}
+
+// watch starts the sink's watch on a resumable call's connection.
+func (x *handlerCtx) watch() {
+	if sk, ok := x.c.sink.(*httpSink); ok {
+		sk.watch()
+	}
+}
+
+// await registers p as the answer the call waits for, if the context has
+// no child: a cancel then resolves p with errWaitCanceled, so the wait
+// needs no Done of its own. false: wait on Done.
+func (x *handlerCtx) await(p *pendingElicit) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.state.Load() != ctxLazy {
+		return false
+	}
+	x.waiter = p
+	return true
+}
+
+// unawait ends the wait await registered.
+func (x *handlerCtx) unawait() {
+	x.mu.Lock()
+	x.waiter = nil
+	x.mu.Unlock()
 }
 
 // current is the context that answers for x now.
@@ -280,7 +326,14 @@ func (x *handlerCtx) Done() <-chan struct{} {
 	return x.made().Done()
 }
 
-func (x *handlerCtx) Err() error { return x.current().Err() }
+func (x *handlerCtx) Err() error {
+	if x.state.Load() == ctxLazy {
+		if sk, ok := x.c.sink.(*httpSink); ok {
+			sk.checkConnection() // unwatched yet: a dropped connection cancels the call now
+		}
+	}
+	return x.current().Err()
+}
 
 func (x *handlerCtx) Value(key any) any {
 	if _, ok := key.(callKey); ok {
@@ -293,6 +346,12 @@ func (x *handlerCtx) Value(key any) any {
 func (x *handlerCtx) cancelCall(cause error) {
 	x.made()
 	x.cancel(cause)
+	x.mu.Lock()
+	p := x.waiter
+	x.mu.Unlock()
+	if p != nil {
+		p.resolve(elicitReply{err: errWaitCanceled})
+	}
 }
 
 // end is the call's end: the context is canceled, as by a WithCancelCause

@@ -58,6 +58,18 @@ func TestClusterWiring(t *testing.T) {
 	if id := NewServer(Options{}).elicitID(); strings.Count(id, ".") != 0 {
 		t.Errorf("elicitID alone = %q, want no replica", id)
 	}
+	// Unique on a server, and from two servers (a replica's restart, whose
+	// sessions a cluster keeps) apart with all but certainty.
+	a, b := NewServer(Options{}), NewServer(Options{})
+	seen := map[string]bool{}
+	for range 1000 {
+		for _, id := range []string{a.elicitID(), b.elicitID()} {
+			if seen[id] {
+				t.Fatalf("elicitID %q made twice", id)
+			}
+			seen[id] = true
+		}
+	}
 	for _, bad := range []string{"", "a.b", "a b", strings.Repeat("x", 65)} {
 		func() {
 			defer func() {

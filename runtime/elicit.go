@@ -554,22 +554,46 @@ func (s *Session) request(ctx context.Context, c *call, key, method string, para
 			timeout = t.C
 		}
 	}
-	select {
-	case <-p.done:
-		return p.reply.outcome()
-	case <-ctx.Done():
+	// The handler's own context, without a child yet, is not made one for
+	// the wait (handlerCtx.await): a cancel of the call resolves p instead,
+	// and the wait watches what the child would (parent, and a resumable
+	// call's connection). Any other context is waited on through its Done.
+	var ctxDone, connDone <-chan struct{}
+	if h := c.own; h != nil && ctx == context.Context(h) && h.await(p) {
+		defer h.unawait()
+		ctxDone = h.parent.Done()
+		if sk, ok := c.sink.(*httpSink); ok {
+			connDone = sk.connDone()
+		}
+	} else {
+		ctxDone = ctx.Done()
+	}
+	for {
 		select {
-		case <-p.done: // answered (or the session closed) at the same time
-			return p.reply.outcome()
-		default:
+		case <-p.done:
+			if p.reply.err != errWaitCanceled {
+				return p.reply.outcome()
+			}
+		case <-ctxDone:
+			select {
+			case <-p.done: // answered (or the session closed) at the same time
+				if p.reply.err != errWaitCanceled {
+					return p.reply.outcome()
+				}
+			default:
+			}
+		case <-connDone: // a dropped connection detaches a kept stream, or cancels the call
+			connDone = nil
+			c.sink.(*httpSink).connectionGone()
+			continue
+		case <-timeout:
+			s.cancelRequest(c, id, wireMethod(method)+" timed out")
+			return nil, timeoutError{}
+		case <-s.stopping():
+			return nil, shutdownError{}
 		}
 		s.cancelRequest(c, id, "the tool call ended")
 		return nil, ctxError(ctx)
-	case <-timeout:
-		s.cancelRequest(c, id, wireMethod(method)+" timed out")
-		return nil, timeoutError{}
-	case <-s.stopping():
-		return nil, shutdownError{}
 	}
 }
 

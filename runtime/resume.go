@@ -84,24 +84,66 @@ func (sk *httpSink) resumable(r *http.Request, sess *Session) context.Context {
 }
 
 // watchConnection is told a resumable call, whose context cancels on its
-// own (sessionCall, right after making it): from then on the POST's connection
-// ending cancels the call before the upgrade and detaches its stream after
-// (connectionGone). A sink that is not resumable ignores it.
+// own (sessionCall, right after making it): the POST's connection ending
+// cancels the call before the upgrade and detaches its stream after
+// (connectionGone). Nothing watches the connection yet: the call's
+// context starts the watch (watch) once it can tell a cancellation (its
+// child is made), its Err looks at the connection (checkConnection), and
+// its wait for an answer waits on the connection too (connDone). A sink
+// that is not resumable ignores it.
 func (sk *httpSink) watchConnection(c *call) {
 	if sk.session == "" {
 		return
 	}
 	sk.call = c
+}
+
+// watch starts the watch on a resumable call's connection, once, and not
+// after callOver.
+func (sk *httpSink) watch() {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	if sk.call == nil || sk.stopWatch != nil || sk.watchOver {
+		return
+	}
 	sk.stopWatch = context.AfterFunc(sk.base.parent, sk.connectionGone)
 }
 
-// callOver ends the watch watchConnection started, if any (the call's
+// checkConnection runs connectionGone now if a resumable call's
+// connection has ended and nothing watches it.
+func (sk *httpSink) checkConnection() {
+	if d := sk.connDone(); d != nil {
+		select {
+		case <-d:
+			sk.connectionGone()
+		default:
+		}
+	}
+}
+
+// connDone is closed when a resumable call's connection ends, while the
+// call runs and nothing else watches it (nil otherwise): what its wait for
+// an answer waits on besides the answer (then connectionGone).
+func (sk *httpSink) connDone() <-chan struct{} {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	if sk.call == nil || sk.stopWatch != nil || sk.watchOver {
+		return nil
+	}
+	return sk.base.parent.Done()
+}
+
+// callOver ends the watch on the connection, if one started (the call's
 // context is canceled by its maker). A finished stream kept for a
 // resumption then lets go of the POST: its request, its writer and the
 // call's context; what it keeps for StreamResumeWindow is its events.
 func (sk *httpSink) callOver() {
-	if sk.stopWatch != nil {
-		sk.stopWatch()
+	sk.mu.Lock()
+	sk.watchOver = true
+	stop := sk.stopWatch
+	sk.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	sk.mu.Lock()
 	if sk.rs.kept && sk.closed {

@@ -691,3 +691,54 @@ func waitStreamsFinished(t *testing.T, srv *Server) {
 		}
 	}
 }
+
+// TestResumableCallDroppedBeforeTheUpgrade: a session's tools/call whose
+// stream could be resumed is cancelled when its POST's connection drops
+// before anything was streamed, as any call is. Its context watches the
+// connection only once something can tell (handlerCtx): a handler that
+// waits on Done and one that polls Err both see the drop.
+func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
+	for _, how := range []string{"Done", "Err"} {
+		t.Run(how, func(t *testing.T) {
+			f := newFixture(t, Options{})
+			entered, causes := make(chan struct{}), make(chan error, 1)
+			f.srv.AddTool(Tool{Name: "work"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+				close(entered)
+				if how == "Done" {
+					<-ctx.Done()
+				} else {
+					for ctx.Err() == nil {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				causes <- context.Cause(ctx)
+				return nil, ctx.Err()
+			})
+			c := f.connect("2025-11-25", `{"elicitation":{}}`)
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work","arguments":{}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", acceptBoth)
+			req.Header.Set(HeaderSessionID, c.sid)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if resp, err := c.hc.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}()
+			<-entered
+			cancel() // the client gives up: its connection closes
+			<-done
+			select {
+			case cause := <-causes:
+				if !errors.Is(cause, context.Canceled) {
+					t.Fatalf("cause %v, want context.Canceled", cause)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the handler never saw its connection drop")
+			}
+			waitPending(t, f.srv, 0)
+		})
+	}
+}

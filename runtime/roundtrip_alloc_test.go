@@ -289,13 +289,13 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // for each).
 const (
 	// 2025-11-25: tools/call on SSE, elicitation/create, answer POST,
-	// result. 3 of them make the stream survive the network (resume.go):
-	// the watch on the POST's connection (context.AfterFunc's context and
-	// stop func, and the func it calls). The call's context is its only
-	// one, made over the request's values without its cancellation (held
-	// in the sink); the stream's timer is one a finished stream gave back
-	// (streamTimers).
-	budgetSessionRoundTrip = 31
+	// result. The call's context is its only one, made over the request's
+	// values without its cancellation (held in the sink), and it makes no
+	// cancellation of its own: its wait for the answer waits on the
+	// answer, which a cancel resolves, and on the POST's connection
+	// (handlerCtx.await, httpSink.connDone). The stream's timer is one a
+	// finished stream gave back (streamTimers).
+	budgetSessionRoundTrip = 25
 	// 2026-07-28: tools/call → input_required, retry → complete. Neither
 	// run waits, so neither makes its context's cancellation (handlerCtx).
 	budgetInputRequiredRoundTrip = 28
@@ -319,8 +319,7 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	// (3 for resumable streams, as budgetSessionRoundTrip.)
-	budgetElicitSchemaRoundTrip = 83
+	budgetElicitSchemaRoundTrip = 77
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 69

@@ -69,11 +69,13 @@ type httpSink struct {
 	// its session's id. base is the call's context's parent then, which
 	// the POST's connection ending does not cancel; call is the call, which
 	// its context's own cancellation cancels (sessionCall), and
-	// stopWatch ends the watch on that connection (resume.go).
+	// stopWatch ends the watch on that connection, once one started;
+	// watchOver is set once the call is over (resume.go).
 	session   string
 	base      callBase
 	call      *call
 	stopWatch func() bool
+	watchOver bool
 
 	mu       sync.Mutex
 	streamed bool // upgraded to SSE
