@@ -77,6 +77,7 @@ func TestStoreBoundsAndExpiry(t *testing.T) {
 	if err := s.Create(ctx, newTask("e1", "alice", time.Millisecond), 2); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Millisecond) // e1 has expired: two Creates can take less than its millisecond
 	for _, id := range []string{"l1", "l2"} {
 		if err := s.Create(ctx, newTask(id, "alice", time.Hour), 2); err != nil {
 			t.Fatalf("Create %s beside an expired task: %v", id, err)
