@@ -35,8 +35,9 @@
 // the call's response. A stream has one reader: a second GET takes over,
 // and the first one's reply ends. A call nobody resumes within the window
 // is cancelled, as a drop cancels it before its reply is a stream (its
-// context's cause says why); a finished stream's events are kept for the
-// window too, since its response may have been lost in flight.
+// context's cause says why); a finished stream can be resumed within the
+// window too, since its response may have been lost in flight (its events
+// are freed at most an eighth of the window after it ends).
 //
 // A GET without Last-Event-ID gets 405 (there is no standalone stream:
 // every server message here belongs to a call). One for a stream that is

@@ -129,8 +129,9 @@ type Options struct {
 	// its connection dropped: a GET with Last-Event-ID within it replays
 	// the events the client missed and continues the stream (see "Resuming
 	// a stream" in the package doc); past it, the call is cancelled, as a
-	// drop cancels it without resumption. A finished stream's events are
-	// kept this long too (its response may have been lost in flight).
+	// drop cancels it without resumption. A finished stream can be resumed
+	// this long too (its response may have been lost in flight); its events
+	// are freed at most an eighth of the window after that.
 	// Default 1 minute; negative: streams are not kept, a drop cancels the
 	// call at once.
 	StreamResumeWindow time.Duration

@@ -31,7 +31,11 @@ var errStreamAbandoned = errors.New("elicit: the client went away and did not re
 // resumeState is what a kept stream adds to its sink.
 type resumeState struct {
 	kept bool // in the server's table (false: not resumable, or a bound refused it)
-	gone bool // expired or evicted, its events freed
+	gone bool // expired or finished: its events freed, or the table's
+	// entry is the stream's in the server's table, while kept; finished is
+	// set once the call is over and the table has its events (finish).
+	entry    *keptStream
+	finished bool
 	// reader is a resuming GET's (here or, through the cluster, on another
 	// replica); nil with detached false: the POST's own reply.
 	reader    *streamReader
@@ -177,13 +181,8 @@ func (sk *httpSink) connectionGone() {
 // its session keeps Options.MaxResumableStreams running ones already.
 func (sk *httpSink) keepStreamLocked() {
 	sk.rs.log = sk.rs.inline[:0]
-	evicted, ok := sk.srv.streams.add(sk, sk.srv.opts.MaxResumableStreams)
-	sk.rs.kept = ok
-	if evicted != nil {
-		// A finished stream takes no other sink's lock: holding this
-		// one while taking its lock cannot deadlock.
-		evicted.evict()
-	}
+	entry, ok := sk.srv.streams.add(sk, sk.srv.opts.MaxResumableStreams)
+	sk.rs.kept, sk.rs.entry = ok, entry
 	if !ok {
 		sk.srv.log.Warn("stream not kept for a resumption: its session runs Options.MaxResumableStreams kept streams already", "session", sk.session, "stream", sk.streamID)
 	}
@@ -214,8 +213,9 @@ func (sk *httpSink) dropOldestLocked() {
 }
 
 // finishKeptLocked ends a kept stream with its response (nil: none). The
-// events stay for Options.StreamResumeWindow: the response may be lost
-// after it was written.
+// events stay for Options.StreamResumeWindow, the table's from now on (a
+// finished stream is its events: the sink, its timer and its call are
+// let go): the response may be lost after it was written.
 func (sk *httpSink) finishKeptLocked(msg []byte) error {
 	rs := &sk.rs
 	if rs.gone { // abandoned: its window ran out, nobody will read the response
@@ -237,8 +237,10 @@ func (sk *httpSink) finishKeptLocked(msg []byte) error {
 		sk.dropOldestLocked() // a response larger than the bound is not kept once it was written
 	}
 	sk.letGoLocked()
-	sk.armWindowLocked()
-	sk.done.Store(true) // only now: shed (which takes finished streams' locks) must not pick this one while it holds its own
+	sk.stopTimerLocked()
+	sk.srv.streams.finish(rs.entry, rs.log, sk.nextID, rs.logBytes)
+	rs.log, rs.logBytes, rs.gone, rs.finished = nil, 0, true, true
+	sk.keptBytes.Store(0)
 	return nil
 }
 
@@ -286,14 +288,7 @@ func (sk *httpSink) windowTickLocked() (abandoned bool) {
 	return true
 }
 
-// evict frees a finished stream its session's newer stream displaced.
-func (sk *httpSink) evict() {
-	sk.mu.Lock()
-	sk.freeLocked()
-	sk.mu.Unlock()
-}
-
-// freeLocked forgets the stream and frees its events.
+// freeLocked forgets a running stream and frees its events.
 func (sk *httpSink) freeLocked() {
 	rs := &sk.rs
 	if rs.gone {
@@ -305,7 +300,7 @@ func (sk *httpSink) freeLocked() {
 		sk.dropOldestLocked()
 	}
 	rs.log = nil
-	sk.srv.streams.remove(sk)
+	sk.srv.streams.remove(rs.entry)
 }
 
 // resume attaches rd to the stream: it sends the events after event number
@@ -315,6 +310,8 @@ func (sk *httpSink) resume(rd *streamReader, after uint64) error {
 	defer sk.mu.Unlock()
 	rs := &sk.rs
 	switch {
+	case rs.finished:
+		return errStreamFinished
 	case !rs.kept || rs.gone:
 		return cluster.ErrStreamNotFound
 	case after > sk.nextID:
@@ -367,62 +364,201 @@ func (sk *httpSink) release(rd *streamReader) {
 	sk.mu.Unlock()
 }
 
+// errStreamFinished: the stream's call ended meanwhile; its events are the
+// table's now (streamTable.lookup).
+var errStreamFinished = errors.New("elicit: the stream finished")
+
+// keptStream is a stream kept for a resumption, in the server's table:
+// its running call's sink, then, once the call is over, only its events,
+// which a GET within Options.StreamResumeWindow replays.
+type keptStream struct {
+	id, session string
+	sk          *httpSink // nil once finished
+	// A finished stream's events (a contiguous suffix, oldest first), the
+	// number of its last event, what the events hold of the server's
+	// budget, and when its window ends; prev and next link the table's
+	// finished streams in that order.
+	log        []keptEvent
+	inline     [1]keptEvent
+	last       uint64
+	logBytes   int64
+	windowEnd  time.Time
+	prev, next *keptStream
+}
+
+// finished reports whether the stream's call is over (under the table's
+// lock).
+func (ks *keptStream) finished() bool { return ks.sk == nil }
+
 // streamTable is a server's kept streams, by stream id, and each
-// session's, oldest first.
+// session's, oldest first. Finished ones are also listed in the order they
+// finished, which is the order their windows end (each is as long): one
+// timer (expire) frees those whose window ended, a slack of an eighth of
+// the window after the first of them, so the streams of a busy server
+// cost no timer each. A GET checks the window itself, so no stream is
+// resumed past its end.
 type streamTable struct {
-	mu         sync.Mutex
-	byID       map[string]*httpSink
-	perSession map[string][]*httpSink
+	mu          sync.Mutex
+	byID        map[string]*keptStream
+	perSession  map[string][]*keptStream
+	first, last *keptStream // finished, oldest first
+	expiry      *time.Timer
+	held        *heldBytes    // the server's (NewServer)
+	window      time.Duration // Options.StreamResumeWindow (NewServer)
 }
 
 // add keeps sk unless its session keeps max streams already: then its
-// oldest finished one is evicted (returned, to free), or, when all of them
-// run, sk is not kept.
-func (t *streamTable) add(sk *httpSink, max int) (evicted *httpSink, ok bool) {
+// oldest finished one is freed, or, when all of them run, sk is not kept.
+func (t *streamTable) add(sk *httpSink, max int) (*keptStream, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byID == nil {
-		t.byID, t.perSession = map[string]*httpSink{}, map[string][]*httpSink{}
+		t.byID, t.perSession = map[string]*keptStream{}, map[string][]*keptStream{}
 	}
 	list := t.perSession[sk.session]
 	if len(list) >= max {
-		for _, old := range list {
-			if old.finished() {
-				evicted = old
+		var old *keptStream
+		for _, ks := range list {
+			if ks.finished() {
+				old = ks
 				break
 			}
 		}
-		if evicted == nil {
+		if old == nil {
 			return nil, false
 		}
-		t.removeLocked(evicted)
+		t.freeLocked(old)
 		list = t.perSession[sk.session]
 	}
-	t.byID[sk.streamID] = sk
-	t.perSession[sk.session] = append(list, sk)
-	return evicted, true
+	ks := &keptStream{id: sk.streamID, session: sk.session, sk: sk}
+	t.byID[ks.id] = ks
+	t.perSession[ks.session] = append(list, ks)
+	return ks, true
 }
 
-func (t *streamTable) get(id string) *httpSink {
+// finish makes ks, whose call is over, a finished stream: its sink's log
+// (copied: the sink is let go), the number of its last event and the
+// bytes the log holds, which are the table's to release from now on.
+func (t *streamTable) finish(ks *keptStream, log []keptEvent, last uint64, logBytes int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID[ks.id] != ks { // freed meanwhile: nothing keeps the events
+		t.held.release(logBytes)
+		return
+	}
+	if len(log) <= len(ks.inline) {
+		ks.log = ks.inline[:copy(ks.inline[:], log)]
+	} else {
+		ks.log = append([]keptEvent(nil), log...)
+	}
+	ks.last, ks.logBytes, ks.sk = last, logBytes, nil
+	ks.windowEnd = time.Now().Add(t.window)
+	ks.prev = t.last
+	if t.last != nil {
+		t.last.next = ks
+	} else {
+		t.first = ks
+		t.armExpiryLocked()
+	}
+	t.last = ks
+}
+
+// armExpiryLocked sets the timer for the first finished stream's window.
+func (t *streamTable) armExpiryLocked() {
+	d := time.Until(t.first.windowEnd) + t.window/8
+	if t.expiry == nil {
+		t.expiry = time.AfterFunc(d, t.expire)
+		return
+	}
+	t.expiry.Reset(d)
+}
+
+// expire frees the finished streams whose window has ended.
+func (t *streamTable) expire() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := time.Now()
+	for t.first != nil && !now.Before(t.first.windowEnd) {
+		t.freeLocked(t.first)
+	}
+	if t.first != nil {
+		t.armExpiryLocked()
+	}
+}
+
+// lookup returns the stream id names in session: its running sink, or a
+// finished one's events (a copy) and the number of its last event;
+// ErrStreamNotFound for none, another session's, or one whose window is
+// over.
+func (t *streamTable) lookup(id, session string) (sk *httpSink, log []keptEvent, last uint64, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ks := t.byID[id]
+	switch {
+	case ks == nil || ks.session != session:
+		return nil, nil, 0, cluster.ErrStreamNotFound
+	case !ks.finished():
+		return ks.sk, nil, 0, nil
+	case !time.Now().Before(ks.windowEnd):
+		t.freeLocked(ks)
+		return nil, nil, 0, cluster.ErrStreamNotFound
+	}
+	return nil, append([]keptEvent(nil), ks.log...), ks.last, nil
+}
+
+// replayFinished sends a finished stream's events after number after (its
+// log and its last event's number, from lookup): the reply's head, then
+// the events, and the reply ends.
+func replayFinished(send func(ev []byte, flush bool) error, log []keptEvent, last, after uint64) error {
+	first := last + 1
+	if len(log) > 0 {
+		first = log[0].n
+	}
+	switch {
+	case after > last:
+		return cluster.ErrStreamNotFound // an id this stream never sent
+	case after+1 < first:
+		return cluster.ErrEventsDropped
+	}
+	if send(nil, true) != nil {
+		return nil
+	}
+	for _, e := range log {
+		if e.n > after && send(e.ev, true) != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (t *streamTable) get(id string) *keptStream {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.byID[id]
 }
 
-func (t *streamTable) remove(sk *httpSink) {
+// remove forgets a running stream (its sink frees its events).
+func (t *streamTable) remove(ks *keptStream) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.removeLocked(sk)
+	t.removeLocked(ks)
 }
 
-func (t *streamTable) removeLocked(sk *httpSink) {
-	if t.byID[sk.streamID] != sk {
+// freeLocked forgets a finished stream and frees its events.
+func (t *streamTable) freeLocked(ks *keptStream) {
+	t.removeLocked(ks)
+	t.held.release(ks.logBytes)
+	ks.log, ks.inline, ks.logBytes = nil, [1]keptEvent{}, 0
+}
+
+func (t *streamTable) removeLocked(ks *keptStream) {
+	if t.byID[ks.id] != ks {
 		return
 	}
-	delete(t.byID, sk.streamID)
-	list := t.perSession[sk.session]
+	delete(t.byID, ks.id)
+	list := t.perSession[ks.session]
 	for i, x := range list {
-		if x == sk {
+		if x == ks {
 			copy(list[i:], list[i+1:]) // in place: the session's next stream reuses the room
 			list[len(list)-1] = nil
 			list = list[:len(list)-1]
@@ -430,42 +566,46 @@ func (t *streamTable) removeLocked(sk *httpSink) {
 		}
 	}
 	if len(list) == 0 {
-		delete(t.perSession, sk.session)
+		delete(t.perSession, ks.session)
 	} else {
-		t.perSession[sk.session] = list
+		t.perSession[ks.session] = list
 	}
+	if !ks.finished() {
+		return
+	}
+	if ks.prev != nil {
+		ks.prev.next = ks.next
+	} else {
+		t.first = ks.next
+	}
+	if ks.next != nil {
+		ks.next.prev = ks.prev
+	} else {
+		t.last = ks.prev
+	}
+	ks.prev, ks.next = nil, nil
 }
 
-// shed frees finished streams kept for a resumption, until need bytes are
-// freed or none is left: live requests come before a response that may
-// have been lost. The caller may hold a running stream's lock (a finished
-// stream takes no other sink's lock, so taking theirs cannot deadlock),
-// but not the table's.
+// shed frees finished streams kept for a resumption, oldest first, until
+// need bytes are freed or none is left: live requests come before a
+// response that may have been lost. The caller may hold a running
+// stream's lock, but not the table's.
 func (t *streamTable) shed(need int64) {
 	t.mu.Lock()
-	var victims []*httpSink
 	var freed int64
-	for _, sk := range t.byID {
-		if freed >= need {
-			break
-		}
-		if sk.finished() {
-			victims = append(victims, sk)
-			freed += sk.keptBytes.Load()
-		}
+	for t.first != nil && freed < need {
+		freed += t.first.logBytes
+		t.freeLocked(t.first)
 	}
 	var running []*httpSink
 	if freed < need {
-		for _, sk := range t.byID {
-			if !sk.finished() && sk.keptBytes.Load() > 0 {
-				running = append(running, sk)
+		for _, ks := range t.byID {
+			if !ks.finished() && ks.sk.keptBytes.Load() > 0 {
+				running = append(running, ks.sk)
 			}
 		}
 	}
 	t.mu.Unlock()
-	for _, sk := range victims {
-		sk.evict()
-	}
 	// Then the older events of running streams (written to their reader
 	// already, or waiting for one): a resumption from before them gets 410
 	// instead of every client a busy error. TryLock: the caller may hold its
@@ -518,10 +658,6 @@ func (t *streamTable) len() int {
 	defer t.mu.Unlock()
 	return len(t.byID)
 }
-
-// finished reports whether a kept stream's call has ended; the table asks
-// it holding its own lock, so it must not take the sink's.
-func (sk *httpSink) finished() bool { return sk.done.Load() }
 
 // newStreamID names a stream upgraded on s: 16 hex digits of the server's
 // stream counter, after "<replica>." in a cluster (the replica that can
@@ -582,13 +718,23 @@ func (s *Server) resumeHere(ctx context.Context, sessionID, lastEventID string, 
 	if !ok {
 		return cluster.ErrStreamNotFound
 	}
-	sk := s.streams.get(stream)
-	if sk == nil || sk.session != sessionID {
-		return cluster.ErrStreamNotFound
-	}
 	rd := &streamReader{send: send, done: make(chan struct{})}
-	if err := sk.resume(rd, n); err != nil {
-		return err
+	var sk *httpSink
+	for sk == nil {
+		running, log, last, err := s.streams.lookup(stream, sessionID)
+		switch {
+		case err != nil:
+			return err
+		case running == nil:
+			return replayFinished(send, log, last, n)
+		}
+		switch err := running.resume(rd, n); err {
+		case nil:
+			sk = running
+		case errStreamFinished: // between the lookup and the resume: its events are the table's now
+		default:
+			return err
+		}
 	}
 	select {
 	case <-rd.done:

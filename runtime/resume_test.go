@@ -14,6 +14,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/go-elicit/elicit/runtime/cluster"
 	"github.com/go-elicit/elicit/runtime/internal/netfault"
 )
 
@@ -677,8 +678,8 @@ func waitStreamsFinished(t *testing.T, srv *Server) {
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		srv.streams.mu.Lock()
 		running := 0
-		for _, sk := range srv.streams.byID {
-			if !sk.finished() {
+		for _, ks := range srv.streams.byID {
+			if !ks.finished() {
 				running++
 			}
 		}
@@ -741,4 +742,53 @@ func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
 			waitPending(t, f.srv, 0)
 		})
 	}
+}
+
+// TestFinishedStreamsExpire: a finished stream is its events alone, freed
+// by one timer for all of them once their window is over; a GET past the
+// window finds nothing even before that timer has run, and eviction,
+// expiry and shedding each release what the events held, oldest first.
+func TestFinishedStreamsExpire(t *testing.T) {
+	held := newHeldBytes(1 << 20)
+	tab := &streamTable{held: held, window: time.Hour}
+	finish := func(id, session string, window time.Duration) *keptStream {
+		t.Helper()
+		tab.window = window
+		ks, ok := tab.add(&httpSink{streamID: id, session: session}, 4)
+		if !ok {
+			t.Fatalf("stream %s not kept", id)
+		}
+		if !held.tryHold(100) {
+			t.Fatal("held bytes full")
+		}
+		tab.finish(ks, []keptEvent{{n: 1, ev: []byte("event"), held: 100}}, 1, 100)
+		return ks
+	}
+	finish("a", "s1", time.Hour)
+	finish("b", "s1", -time.Second) // its window is over already
+	finish("c", "s2", time.Hour)
+	if sk, log, last, err := tab.lookup("a", "s1"); err != nil || sk != nil || len(log) != 1 || last != 1 {
+		t.Fatalf("lookup of a finished stream: %v %v %d %v", sk, log, last, err)
+	}
+	if _, _, _, err := tab.lookup("a", "s2"); !errors.Is(err, cluster.ErrStreamNotFound) {
+		t.Fatalf("another session's stream: %v, want ErrStreamNotFound", err)
+	}
+	if _, _, _, err := tab.lookup("b", "s1"); !errors.Is(err, cluster.ErrStreamNotFound) {
+		t.Fatalf("a stream past its window: %v, want ErrStreamNotFound", err)
+	}
+	if n, h := tab.len(), held.n.Load(); n != 2 || h != 200 {
+		t.Fatalf("after the lookup past the window: %d streams, %d bytes held; want 2 and 200", n, h)
+	}
+	tab.shed(1) // the oldest finished stream goes first
+	if tab.get("a") != nil || tab.get("c") == nil || held.n.Load() != 100 {
+		t.Fatalf("shed freed the wrong stream: a %v, c %v, %d bytes held", tab.get("a"), tab.get("c"), held.n.Load())
+	}
+	tab.mu.Lock()
+	tab.first.windowEnd = time.Now().Add(-time.Second) // c's window ends
+	tab.mu.Unlock()
+	tab.expire()
+	if n, h := tab.len(), held.n.Load(); n != 0 || h != 0 || tab.first != nil || tab.last != nil {
+		t.Fatalf("after expire: %d streams, %d bytes held, list %v %v", n, h, tab.first, tab.last)
+	}
+	tab.expiry.Stop()
 }

@@ -294,8 +294,10 @@ const (
 	// cancellation of its own: its wait for the answer waits on the
 	// answer, which a cancel resolves, and on the POST's connection
 	// (handlerCtx.await, httpSink.connDone). The stream's timer is one a
-	// finished stream gave back (streamTimers).
-	budgetSessionRoundTrip = 25
+	// finished stream gave back (streamTimers). 1 is the stream's entry in
+	// the table of streams kept for a resumption (keptStream), which is all
+	// a finished stream keeps besides its events: not its sink, nor a timer.
+	budgetSessionRoundTrip = 26
 	// 2026-07-28: tools/call → input_required, retry → complete. Neither
 	// run waits, so neither makes its context's cancellation (handlerCtx).
 	budgetInputRequiredRoundTrip = 28
@@ -319,7 +321,7 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	budgetElicitSchemaRoundTrip = 77
+	budgetElicitSchemaRoundTrip = 78
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 69

@@ -84,6 +84,7 @@ func NewServer(opts Options) *Server {
 	s.seq.Store(binary.LittleEndian.Uint64(seq[:]))
 	s.rebuildToolList()
 	s.held.shed = s.streams.shed // finished streams kept for a resumption go first (resume.go)
+	s.streams.held, s.streams.window = s.held, opts.StreamResumeWindow
 	s.attachCluster()
 	return s
 }

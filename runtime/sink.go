@@ -89,10 +89,8 @@ type httpSink struct {
 	timer     *streamTimer // nil: none (streamTimers has it back)
 	lastWrite time.Time    // of the last event or keep-alive
 	rs        resumeState  // a kept stream's (resume.go)
-	// done is set once a kept stream's call ended, and keptBytes is what
-	// its events hold; the table of kept streams reads them without the
-	// sink's lock.
-	done      atomic.Bool
+	// keptBytes is what a running kept stream's events hold; the table of
+	// kept streams reads it without the sink's lock.
 	keptBytes atomic.Int64
 }
 
