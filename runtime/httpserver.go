@@ -30,7 +30,7 @@ const (
 // body is read, and an SSE stream that waits on a person only has each of
 // its events bounded by the write timeout. Change any field before
 // serving. On an http.Server of your own without timeouts, a Server still
-// gives each write of a reply HTTPWriteTimeout, so that a client that
+// bounds each write of a reply by HTTPWriteTimeout, so that a client that
 // never reads cannot hold its reply (Options.MaxHeldBytes) for as long as
 // it keeps the connection; nothing bounds how many connections are open
 // (wrap the listener, e.g. with golang.org/x/net/netutil.LimitListener,

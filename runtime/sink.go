@@ -55,9 +55,11 @@ type httpSink struct {
 	// JSON and need neither (the id costs a read of crypto/rand).
 	rc       *http.ResponseController
 	streamID string
-	// writeTimeout is what outliveTimeouts gives each write of the reply:
-	// the http.Server's WriteTimeout, or HTTPWriteTimeout when it has none.
+	// writeTimeout bounds each write of the reply (outliveTimeouts): the
+	// http.Server's WriteTimeout, or HTTPWriteTimeout when it has none;
+	// deadline is the write deadline armWriteLocked set last.
 	writeTimeout time.Duration
+	deadline     time.Time
 
 	// srv is the server the reply belongs to (nil in a bare sink): its
 	// options (StreamKeepAlive), its replica id (in the stream id) and its
@@ -135,8 +137,8 @@ func (s *httpSink) send(msg []byte) error {
 // outliveTimeouts lifts the read and write deadlines the http.Server set
 // for the request, whose body has been read in full: a call may take longer
 // than ReadTimeout (whose expiry would cancel the request's context) and
-// WriteTimeout (which would drop its reply). Each write of the reply then
-// gets WriteTimeout of its own (armWriteLocked), so a client that stops
+// WriteTimeout (which would drop its reply). Each write of the reply must
+// then end within WriteTimeout (armWriteLocked), so a client that stops
 // reading still cannot hold the connection, nor the reply's bytes in
 // Options.MaxHeldBytes. An http.Server without a WriteTimeout (an
 // adopter's own, http.ListenAndServe's) gets HTTPWriteTimeout per write:
@@ -163,14 +165,24 @@ func (s *httpSink) outliveTimeouts(r *http.Request) {
 // ResponseController on a reply that needs none otherwise.
 type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
 
-// armWriteLocked gives the write that follows writeTimeout, when set.
-// (net/http clears the connection's write deadline after the handler's
-// reply is flushed, so the next request on it is not affected.)
+// armWriteLocked bounds the write that follows by writeTimeout, when set:
+// the write deadline is set writeTimeout ahead, unless the one set last is
+// still at least half of it ahead (a reply's writes, an event and the next
+// one, often follow each other within microseconds: each then costs no
+// timer of its own). So a write gets at least half of writeTimeout and
+// never more than all of it. (net/http clears the connection's write
+// deadline after the handler's reply is flushed, so the next request on it
+// is not affected.)
 func (s *httpSink) armWriteLocked() {
 	if s.writeTimeout <= 0 {
 		return
 	}
-	deadline := time.Now().Add(s.writeTimeout)
+	now := time.Now()
+	if s.deadline.Sub(now) >= s.writeTimeout/2 {
+		return
+	}
+	deadline := now.Add(s.writeTimeout)
+	s.deadline = deadline
 	if s.rc == nil {
 		if d, ok := s.w.(writeDeadliner); ok {
 			_ = d.SetWriteDeadline(deadline)
@@ -193,9 +205,13 @@ func (s *httpSink) upgradeLocked() {
 		s.streamID = newID()[:16]
 	}
 	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
-	// cancels the request context) would kill a stream that waits on a human.
-	_ = s.rc.SetWriteDeadline(time.Time{})
-	_ = s.rc.SetReadDeadline(time.Time{})
+	// cancels the request context) would kill a stream that waits on a
+	// human. A server's sink lifted them already (outliveTimeouts), and no
+	// write has set one since: the upgrade comes before the reply's first.
+	if s.srv == nil {
+		_ = s.rc.SetWriteDeadline(time.Time{})
+		_ = s.rc.SetReadDeadline(time.Time{})
+	}
 	h := s.w.Header()
 	if s.header != nil {
 		s.header(h)

@@ -159,3 +159,36 @@ func TestHTTPServerStreamWriteTimeout(t *testing.T) {
 		t.Fatal("an event write still blocked 20s after a 200ms WriteTimeout")
 	}
 }
+
+// deadlineWriter records the write deadlines set on it.
+type deadlineWriter struct {
+	http.ResponseWriter
+	set []time.Time
+}
+
+func (w *deadlineWriter) SetWriteDeadline(t time.Time) error {
+	w.set = append(w.set, t)
+	return nil
+}
+
+// TestWriteDeadlineRenewedAtHalf: each write of a reply is bounded by the
+// write timeout; a deadline set less than half of it ago is left as it is
+// (the write still gets at least half), one closer than that is renewed.
+func TestWriteDeadlineRenewedAtHalf(t *testing.T) {
+	w := &deadlineWriter{ResponseWriter: httptest.NewRecorder()}
+	sk := newHTTPSink(w, true, nil)
+	sk.writeTimeout = time.Minute
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	start := time.Now()
+	sk.armWriteLocked()
+	sk.armWriteLocked() // right after: the first deadline stands
+	if len(w.set) != 1 || w.set[0].Sub(start) < time.Minute {
+		t.Fatalf("deadlines set %v, want one a minute ahead", w.set)
+	}
+	sk.deadline = time.Now().Add(29 * time.Second) // less than half of the timeout left
+	sk.armWriteLocked()
+	if len(w.set) != 2 || time.Until(w.set[1]) < 59*time.Second {
+		t.Fatalf("deadlines set %v, want the second renewed to a minute ahead", w.set)
+	}
+}
