@@ -142,11 +142,11 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	var msg message
 	kind, rerr := readMessage(body, &msg) // body is not reused: msg may hold slices of it
-	// Every reply goes through the sink, which holds its bytes in the
-	// budget while they are written (or replaces it when they do not fit).
-	sk := s.newSink(w, r, sseOK, msg.ID)
+	// Every reply with a body goes through the request's sink, which holds
+	// its bytes in the budget while they are written (or replaces it when
+	// they do not fit); a 202 (an answer, a notification) needs none.
 	if rerr != nil {
-		s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rerr))
+		s.finish(s.newSink(w, r, sseOK, msg.ID), replyError(http.StatusBadRequest, msg.ID, rerr))
 		return
 	}
 	if isInputRequiredHTTP(r, &msg) {
@@ -154,6 +154,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
+		sk := s.newSink(w, r, sseOK, msg.ID)
 		mm, rerr := checkInputRequiredHTTP(r, &msg)
 		if rerr != nil { // every per-request rule failure is a 400
 			s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rerr))
@@ -164,6 +165,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg.Method == "initialize" {
+		sk := s.newSink(w, r, sseOK, msg.ID)
 		if r.Header.Get(HeaderSessionID) != "" {
 			s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
 			return
@@ -191,7 +193,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.sessionNotification(sess, &msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		ctx := r.Context()
+		ctx, sk := r.Context(), s.newSink(w, r, sseOK, msg.ID)
 		if sseOK && msg.Method == "tools/call" && s.opts.StreamResumeWindow > 0 {
 			ctx = sk.resumable(r, sess) // its stream outlives the POST's connection
 			defer sk.callOver()

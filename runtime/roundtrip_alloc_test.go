@@ -289,15 +289,16 @@ func startAllocRoundTrips(tb testing.TB, srv *Server) (*sessionRoundTrip, *input
 // for each).
 const (
 	// 2025-11-25: tools/call on SSE, elicitation/create, answer POST,
-	// result. The call's context is its only one, made over the request's
-	// values without its cancellation (held in the sink), and it makes no
-	// cancellation of its own: its wait for the answer waits on the
-	// answer, which a cancel resolves, and on the POST's connection
-	// (handlerCtx.await, httpSink.connDone). The stream's timer is one a
-	// finished stream gave back (streamTimers). 1 is the stream's entry in
-	// the table of streams kept for a resumption (keptStream), which is all
-	// a finished stream keeps besides its events: not its sink, nor a timer.
-	budgetSessionRoundTrip = 26
+	// result (the answer's POST, a 202, makes no sink). The call's context
+	// is its only one, made over the request's values without its
+	// cancellation (held in the sink), and it makes no cancellation of its
+	// own: its wait for the answer waits on the answer, which a cancel
+	// resolves, and on the POST's connection (handlerCtx.await,
+	// httpSink.connDone). The stream's timer is one a finished stream gave
+	// back (streamTimers). 1 is the stream's entry in the table of streams
+	// kept for a resumption (keptStream), which is all a finished stream
+	// keeps besides its events: not its sink, nor a timer.
+	budgetSessionRoundTrip = 25
 	// 2026-07-28: tools/call → input_required, retry → complete. Neither
 	// run waits, so neither makes its context's cancellation (handlerCtx).
 	budgetInputRequiredRoundTrip = 28
@@ -321,7 +322,7 @@ func TestRoundTripAllocs(t *testing.T) {
 // Budgets of the dynamic form paths and of decoding an answer.
 const (
 	// ElicitSchema's hand-built schema (benchSchema), 2025-11-25 round trip.
-	budgetElicitSchemaRoundTrip = 78
+	budgetElicitSchemaRoundTrip = 77
 	// A generated form with run-time choices and per-call defaults
 	// (newBenchDynamicServer: WithChoices, WithDefaults), 2026-07-28.
 	budgetDynamicRoundTrip = 69

@@ -18,7 +18,7 @@ const (
 	// 2025-11-25: the tools/call span and duration, the elicit span, the
 	// pending count (up and down) and the answer time; the answer POST, a
 	// JSON-RPC response, is not a request and has no span.
-	budgetTracedSessionRoundTrip = 82
+	budgetTracedSessionRoundTrip = 81
 	// 2026-07-28: two requests, each with its span, duration and elicit
 	// span; the retry's link to the first round.
 	budgetTracedInputRequiredRoundTrip = 112
