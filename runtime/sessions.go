@@ -53,13 +53,18 @@ type subjectSessions struct {
 	idle idleList // linked through tableEntry.subjIdle
 }
 
-// tableEntry is a session's place in the table, guarded by sessionTable.mu.
+// tableEntry is a session's place in the table, guarded by sessionTable.mu;
+// busyKnown is set (under it) while the session is in the table,
+// established and busy, when use has nothing to do: use reads it without
+// the table's lock (an answer POST to a waiting call takes no lock of the
+// whole table).
 type tableEntry struct {
 	in          bool
 	established bool
 	busy        int       // calls running
 	idle        idleLinks // in fresh or idle, while idle
 	subjIdle    idleLinks // in its subject's idle list, while idle
+	busyKnown   atomic.Bool
 }
 
 // idleList is a list of idle sessions, the most recently used at the front,
@@ -187,6 +192,9 @@ func (t *sessionTable) get(id string) (*Session, bool) {
 // use records a request in sess: it is established and, if idle, the most
 // recently used.
 func (t *sessionTable) use(sess *Session) {
+	if sess.entry.busyKnown.Load() {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := &sess.entry
@@ -198,6 +206,7 @@ func (t *sessionTable) use(sess *Session) {
 		t.unidleLocked(sess)
 		t.idleLocked(sess)
 	}
+	e.busyKnown.Store(e.busy > 0)
 }
 
 // busy counts a call in (+1) or out (-1) of sess: a session with a call
@@ -218,6 +227,7 @@ func (t *sessionTable) busy(sess *Session, delta int) {
 		e.established = true
 		t.idleLocked(sess)
 	}
+	e.busyKnown.Store(e.established && e.busy > 0)
 }
 
 // remove forgets sess (it has been closed).
@@ -233,6 +243,7 @@ func (t *sessionTable) removeLocked(sess *Session) {
 	delete(t.byID, sess.id)
 	t.unidleLocked(sess)
 	sess.entry.in = false
+	sess.entry.busyKnown.Store(false)
 	if t.subjects != nil {
 		if ss := t.subjects[sess.subject]; ss != nil {
 			if ss.n--; ss.n == 0 {

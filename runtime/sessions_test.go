@@ -208,3 +208,36 @@ func BenchmarkSessionTableFull(b *testing.B) {
 		})
 	}
 }
+
+// TestSessionUseWhileBusy: a request in a session whose call runs (an
+// answer POST) has nothing to record, and takes no lock of the table: the
+// busy session is in no idle list, so it is never the one evicted; once
+// its call is over it is idle again and a use moves it to the front.
+func TestSessionUseWhileBusy(t *testing.T) {
+	var stopped atomic.Bool
+	tab := newSessionTable(2, 0, &stopped)
+	a, b := &Session{id: "a"}, &Session{id: "b"}
+	for _, sess := range []*Session{a, b} {
+		if _, _, err := tab.add(sess, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tab.busy(a, +1)
+	if !a.entry.busyKnown.Load() {
+		t.Fatal("a busy established session is not known busy")
+	}
+	tab.mu.Lock() // a use of the busy session must not wait on the table
+	tab.use(a)
+	tab.mu.Unlock()
+	if _, evicted, err := tab.add(&Session{id: "c"}, false); err != nil || len(evicted) != 1 || evicted[0] != b {
+		t.Fatalf("a full table with a busy: evicted %v (%v), want b", evicted, err)
+	}
+	tab.busy(a, -1)
+	if a.entry.busyKnown.Load() {
+		t.Fatal("a session with no call running is still known busy")
+	}
+	tab.use(a) // idle again: the most recently used
+	if _, evicted, err := tab.add(&Session{id: "d"}, false); err != nil || len(evicted) != 1 || evicted[0].id != "c" {
+		t.Fatalf("evicted %v (%v), want the fresh c", evicted, err)
+	}
+}
