@@ -54,7 +54,7 @@ func splitBatch(body []byte, max int) ([]json.RawMessage, error) {
 // something first (an elicitation) turns the reply into an SSE stream that
 // every message of the batch rides, responses included. Otherwise the
 // responses go back as one JSON array, or 202 when the batch held none.
-func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, sseOK bool) {
+func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte, sseOK bool, lt liftedTimeouts) {
 	items, err := splitBatch(body, MaxBatchItems)
 	if err == errBatchTooLong {
 		httpError(w, http.StatusBadRequest, CodeInvalidRequest, err.Error())
@@ -81,7 +81,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, body []byte,
 		return
 	}
 	sess.touch()
-	shared := s.newSink(w, r, sseOK, nil)
+	shared := s.newSink(w, r, sseOK, nil, lt)
 	var (
 		mu     sync.Mutex
 		frames [][]byte

@@ -232,9 +232,10 @@ func (r *callRun) cancelableContext(ctx context.Context) *handlerCtx {
 // on parent and on its pending answer, which a cancel resolves (await).
 //
 // A resumable call's parent (callBase) never ends: what cancels the call
-// before its stream is upgraded is the POST's connection ending, which
-// the sink watches (httpSink.watch) only once something can tell: the
-// child is made, or Err is asked (which looks at the connection itself).
+// before its stream is upgraded is the POST's connection ending. The sink
+// watches it (httpSink.watch) once the child is made; until then Err looks
+// at the connection itself (httpSink.checkConnection), as do the call's
+// wait (httpSink.connDone) and its first send (httpSink.send).
 type handlerCtx struct {
 	parent context.Context
 	c      *call
@@ -243,7 +244,8 @@ type handlerCtx struct {
 	child  context.Context
 	cancel context.CancelCauseFunc
 	// waiter is the answer the call waits for without a child (await): a
-	// cancel resolves it with errWaitCanceled.
+	// cancel, or the call's end, resolves it with errWaitCanceled. One at
+	// a time: a second wait at once waits on Done.
 	waiter *pendingElicit
 }
 
@@ -289,23 +291,37 @@ func (x *handlerCtx) watch() {
 }
 
 // await registers p as the answer the call waits for, if the context has
-// no child: a cancel then resolves p with errWaitCanceled, so the wait
-// needs no Done of its own. false: wait on Done.
+// no child and no other wait is registered: a cancel, or the call's end,
+// then resolves p with errWaitCanceled, so the wait needs no Done of its
+// own. false: wait on Done.
 func (x *handlerCtx) await(p *pendingElicit) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.state.Load() != ctxLazy {
+	if x.state.Load() != ctxLazy || x.waiter != nil {
 		return false
 	}
 	x.waiter = p
 	return true
 }
 
-// unawait ends the wait await registered.
-func (x *handlerCtx) unawait() {
+// unawait ends the wait on p that await registered.
+func (x *handlerCtx) unawait(p *pendingElicit) {
 	x.mu.Lock()
-	x.waiter = nil
+	if x.waiter == p {
+		x.waiter = nil
+	}
 	x.mu.Unlock()
+}
+
+// wake resolves the registered wait's answer with errWaitCanceled: the
+// context is canceled.
+func (x *handlerCtx) wake() {
+	x.mu.Lock()
+	p := x.waiter
+	x.mu.Unlock()
+	if p != nil {
+		p.resolve(elicitReply{err: errWaitCanceled})
+	}
 }
 
 // current is the context that answers for x now.
@@ -346,12 +362,7 @@ func (x *handlerCtx) Value(key any) any {
 func (x *handlerCtx) cancelCall(cause error) {
 	x.made()
 	x.cancel(cause)
-	x.mu.Lock()
-	p := x.waiter
-	x.mu.Unlock()
-	if p != nil {
-		p.resolve(elicitReply{err: errWaitCanceled})
-	}
+	x.wake()
 }
 
 // end is the call's end: the context is canceled, as by a WithCancelCause
@@ -359,13 +370,15 @@ func (x *handlerCtx) cancelCall(cause error) {
 // the child is made (canceled) only if the context is used after.
 func (x *handlerCtx) end() {
 	x.mu.Lock()
-	if x.state.Load() == ctxLazy {
+	lazy := x.state.Load() == ctxLazy
+	if lazy {
 		x.state.Store(ctxOver)
-		x.mu.Unlock()
-		return
 	}
 	x.mu.Unlock()
-	x.cancel(nil)
+	if !lazy {
+		x.cancel(nil)
+	}
+	x.wake() // a wait the handler left running (in a goroutine of its own) ends with the call
 }
 
 // callParams are the params of tools/call.

@@ -32,8 +32,9 @@
 // Options.StreamResumeWindow (1 minute) for the client to come back with a
 // GET carrying its Mcp-Session-Id and the Last-Event-ID it got. That GET
 // gets the events after that id again, then the rest of the stream up to
-// the call's response. A stream has one reader: a second GET takes over,
-// and the first one's reply ends. A call nobody resumes within the window
+// the call's response. A running stream has one reader: a second GET takes
+// over, and the first one's reply ends; a finished one replays its events
+// to each GET that asks. A call nobody resumes within the window
 // is cancelled, as a drop cancels it before its reply is a stream (its
 // context's cause says why); a finished stream can be resumed within the
 // window too, since its response may have been lost in flight (its events

@@ -560,7 +560,7 @@ func (s *Session) request(ctx context.Context, c *call, key, method string, para
 	// call's connection). Any other context is waited on through its Done.
 	var ctxDone, connDone <-chan struct{}
 	if h := c.own; h != nil && ctx == context.Context(h) && h.await(p) {
-		defer h.unawait()
+		defer h.unawait(p)
 		ctxDone = h.parent.Done()
 		if sk, ok := c.sink.(*httpSink); ok {
 			connDone = sk.connDone()

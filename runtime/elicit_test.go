@@ -413,3 +413,38 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestElicitLeftRunningEndsWithTheCall: an Elicit a handler leaves running
+// in a goroutine of its own returns context.Canceled once the call is
+// over, as on a context.WithCancelCause child, instead of waiting for an
+// answer nobody will route (no ElicitTimeout here).
+func TestElicitLeftRunningEndsWithTheCall(t *testing.T) {
+	f := newFixture(t, Options{ElicitTimeout: -1})
+	errs := make(chan error, 1)
+	f.srv.AddTool(Tool{Name: "leave"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		go func() {
+			_, err := ElicitSchema(ctx, "Who are you?", userSchema)
+			errs <- err
+		}()
+		<-f.release // the test has read the elicitation: the goroutine waits for its answer
+		return TextResult("left"), nil
+	})
+	c := f.connect("2025-11-25", `{"elicitation":{}}`)
+	resp, _ := c.callTool("leave", `{}`)
+	st := openStream(t, resp)
+	defer st.close()
+	st.elicitation()
+	close(f.release)
+	if text, _ := st.result(); text != "left" {
+		t.Fatalf("result %q", text)
+	}
+	select {
+	case err := <-errs:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the Elicit left running: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Elicit left running still waits after its call ended")
+	}
+	waitPending(t, f.srv, 0)
+}

@@ -164,3 +164,37 @@ func TestHandlerContextRaces(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlerContextWaits: a wait registered on the call's own context
+// (await) is woken by a cancel and by the call's end, as a wait on a
+// WithCancelCause child's Done would be; a second wait at once is told to
+// wait on Done, and the first one's end does not unregister it.
+func TestHandlerContextWaits(t *testing.T) {
+	_, ctx, _ := newCancelable(t)
+	p1, p2 := newPendingElicit(), newPendingElicit()
+	if !ctx.await(p1) {
+		t.Fatal("the first wait was not registered")
+	}
+	if ctx.await(p2) {
+		t.Fatal("a second wait at once was registered: one of the two would miss the cancel")
+	}
+	ctx.unawait(p2) // not registered: p1 stays
+	ctx.cancelCall(errTestCause)
+	if !isClosed(p1.done) || p1.reply.err != errWaitCanceled {
+		t.Fatalf("the registered wait after a cancel: done %v, err %v", isClosed(p1.done), p1.reply.err)
+	}
+	if !errors.Is(context.Cause(ctx), errTestCause) {
+		t.Fatalf("Cause = %v", context.Cause(ctx))
+	}
+
+	_, ctx, _ = newCancelable(t)
+	p := newPendingElicit()
+	ctx.await(p)
+	ctx.end()
+	if !isClosed(p.done) || p.reply.err != errWaitCanceled {
+		t.Fatal("the call's end left its registered wait waiting")
+	}
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("Err after the end = %v", ctx.Err())
+	}
+}

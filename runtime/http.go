@@ -135,9 +135,10 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, CodeParseError, "reading body: "+err.Error())
 		return
 	}
+	lt := liftTimeouts(w, r)
 	body = trimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
-		s.serveBatch(w, r, body, sseOK)
+		s.serveBatch(w, r, body, sseOK, lt)
 		return
 	}
 	var msg message
@@ -146,7 +147,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 	// its bytes in the budget while they are written (or replaces it when
 	// they do not fit); a 202 (an answer, a notification) needs none.
 	if rerr != nil {
-		s.finish(s.newSink(w, r, sseOK, msg.ID), replyError(http.StatusBadRequest, msg.ID, rerr))
+		s.finish(s.newSink(w, r, sseOK, msg.ID, lt), replyError(http.StatusBadRequest, msg.ID, rerr))
 		return
 	}
 	if isInputRequiredHTTP(r, &msg) {
@@ -154,7 +155,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		sk := s.newSink(w, r, sseOK, msg.ID)
+		sk := s.newSink(w, r, sseOK, msg.ID, lt)
 		mm, rerr := checkInputRequiredHTTP(r, &msg)
 		if rerr != nil { // every per-request rule failure is a 400
 			s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rerr))
@@ -165,7 +166,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg.Method == "initialize" {
-		sk := s.newSink(w, r, sseOK, msg.ID)
+		sk := s.newSink(w, r, sseOK, msg.ID, lt)
 		if r.Header.Get(HeaderSessionID) != "" {
 			s.finish(sk, replyError(http.StatusBadRequest, msg.ID, rpcErrorf(CodeInvalidRequest, "initialize must not carry %s: the session is already initialized", HeaderSessionID)))
 			return
@@ -193,7 +194,7 @@ func (s *Server) servePOST(w http.ResponseWriter, r *http.Request) {
 		s.sessionNotification(sess, &msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		ctx, sk := r.Context(), s.newSink(w, r, sseOK, msg.ID)
+		ctx, sk := r.Context(), s.newSink(w, r, sseOK, msg.ID, lt)
 		if sseOK && msg.Method == "tools/call" && s.opts.StreamResumeWindow > 0 {
 			ctx = sk.resumable(r, sess) // its stream outlives the POST's connection
 			defer sk.callOver()

@@ -66,9 +66,10 @@ type streamReader struct {
 // callBase is a request's context without its cancellation, the values
 // only (context.WithoutCancel, held in the sink rather than allocated): the
 // parent of a resumable call's context. Its Value passes every key on, the
-// context package's own too; harmless: the one context made from it is the
-// call's cancelCtx (sessionCall), which answers that key itself, and with
-// no Done channel it is never asked.
+// context package's own too, so context.Cause of the call's context may
+// find the request's cancelCtx while the call has made no cancellation of
+// its own (handlerCtx); harmless: Cause asks Err first, which is nil until
+// the call is canceled (and then the call's own cancelCtx answers).
 type callBase struct{ parent context.Context }
 
 func (b *callBase) Deadline() (time.Time, bool) { return b.parent.Deadline() }
@@ -114,9 +115,16 @@ func (sk *httpSink) watch() {
 }
 
 // checkConnection runs connectionGone now if a resumable call's
-// connection has ended and nothing watches it.
+// connection has ended and nothing watches it (the call's context's Err
+// asks). It never waits: a sink whose lock a write holds (a slow client's)
+// is looked at on a later Err.
 func (sk *httpSink) checkConnection() {
-	if d := sk.connDone(); d != nil {
+	if sk.session == "" || sk.connSeen.Load() || !sk.mu.TryLock() {
+		return
+	}
+	d := sk.connDoneLocked()
+	sk.mu.Unlock()
+	if d != nil {
 		select {
 		case <-d:
 			sk.connectionGone()
@@ -129,12 +137,27 @@ func (sk *httpSink) checkConnection() {
 // call runs and nothing else watches it (nil otherwise): what its wait for
 // an answer waits on besides the answer (then connectionGone).
 func (sk *httpSink) connDone() <-chan struct{} {
+	if sk.session == "" {
+		return nil
+	}
 	sk.mu.Lock()
 	defer sk.mu.Unlock()
-	if sk.call == nil || sk.stopWatch != nil || sk.watchOver {
+	return sk.connDoneLocked()
+}
+
+func (sk *httpSink) connDoneLocked() <-chan struct{} {
+	if sk.call == nil || sk.stopWatch != nil || sk.watchOver || sk.connSeen.Load() {
 		return nil
 	}
 	return sk.base.parent.Done()
+}
+
+// goneBeforeUpgradeLocked reports a resumable call whose connection ended
+// before its first send, with nothing watching it: the send must cancel the
+// call (connectionGone, without the lock) rather than upgrade and keep a
+// stream its client never heard of.
+func (sk *httpSink) goneBeforeUpgradeLocked() bool {
+	return !sk.streamed && sk.connDoneLocked() != nil && sk.base.parent.Err() != nil
 }
 
 // callOver ends the watch on the connection, if one started (the call's
@@ -152,7 +175,7 @@ func (sk *httpSink) callOver() {
 	sk.mu.Lock()
 	if sk.rs.kept && sk.closed {
 		sk.w, sk.rc, sk.header, sk.id, sk.req = nil, nil, nil, nil, nil
-		sk.base.parent, sk.call, sk.stopWatch = nil, nil, nil
+		sk.call, sk.stopWatch = nil, nil
 	}
 	sk.mu.Unlock()
 }
@@ -163,6 +186,7 @@ func (sk *httpSink) callOver() {
 // its deadline (a middleware's timeout) is no dropped connection: the call
 // is cancelled, as without resumption.
 func (sk *httpSink) connectionGone() {
+	sk.connSeen.Store(true)
 	sk.mu.Lock()
 	switch {
 	case sk.closed:
@@ -239,7 +263,7 @@ func (sk *httpSink) finishKeptLocked(msg []byte) error {
 	sk.letGoLocked()
 	sk.stopTimerLocked()
 	sk.srv.streams.finish(rs.entry, rs.log, sk.nextID, rs.logBytes)
-	rs.log, rs.logBytes, rs.gone, rs.finished = nil, 0, true, true
+	rs.log, rs.inline, rs.logBytes, rs.gone, rs.finished = nil, [4]keptEvent{}, 0, true, true
 	sk.keptBytes.Store(0)
 	return nil
 }
@@ -508,7 +532,10 @@ func (t *streamTable) lookup(id, session string) (sk *httpSink, log []keptEvent,
 
 // replayFinished sends a finished stream's events after number after (its
 // log and its last event's number, from lookup): the reply's head, then
-// the events, and the reply ends.
+// the events, and the reply ends. It holds no lock while it writes, so the
+// table may free the stream meanwhile: its bytes then leave
+// Options.MaxHeldBytes while this reply still writes them (a finished
+// stream's events per GET, for as long as its writes take).
 func replayFinished(send func(ev []byte, flush bool) error, log []keptEvent, last, after uint64) error {
 	first := last + 1
 	if len(log) > 0 {

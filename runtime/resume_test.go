@@ -697,19 +697,37 @@ func waitStreamsFinished(t *testing.T, srv *Server) {
 // stream could be resumed is cancelled when its POST's connection drops
 // before anything was streamed, as any call is. Its context watches the
 // connection only once something can tell (handlerCtx): a handler that
-// waits on Done and one that polls Err both see the drop.
+// waits on Done and one that polls Err both see the drop, and one that
+// never looks sends into a cancelled call, not into a stream kept for a
+// client that never heard of it.
 func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
-	for _, how := range []string{"Done", "Err"} {
+	for _, how := range []string{"Done", "Err", "Send"} {
 		t.Run(how, func(t *testing.T) {
-			f := newFixture(t, Options{})
-			entered, causes := make(chan struct{}), make(chan error, 1)
+			posted := make(chan context.Context, 1)
+			f := newFixture(t, Options{}, func(hs *httptest.Server) {
+				next := hs.Config.Handler
+				hs.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("X-Test-Call") != "" {
+						posted <- r.Context()
+					}
+					next.ServeHTTP(w, r)
+				})
+			})
+			entered, proceed, causes := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 			f.srv.AddTool(Tool{Name: "work"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 				close(entered)
-				if how == "Done" {
+				switch how {
+				case "Done":
 					<-ctx.Done()
-				} else {
+				case "Err":
 					for ctx.Err() == nil {
 						time.Sleep(time.Millisecond)
+					}
+				case "Send":
+					<-proceed // the connection is gone by now; nothing here looked
+					_, err := ElicitSchema(ctx, "Who are you?", userSchema)
+					if !errors.Is(err, context.Canceled) {
+						t.Errorf("Elicit after the drop: %v, want context.Canceled", err)
 					}
 				}
 				causes <- context.Cause(ctx)
@@ -721,6 +739,7 @@ func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", acceptBoth)
 			req.Header.Set(HeaderSessionID, c.sid)
+			req.Header.Set("X-Test-Call", "1")
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
@@ -728,9 +747,12 @@ func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
 					resp.Body.Close()
 				}
 			}()
+			serverSide := <-posted
 			<-entered
 			cancel() // the client gives up: its connection closes
 			<-done
+			<-serverSide.Done() // net/http has seen it
+			close(proceed)
 			select {
 			case cause := <-causes:
 				if !errors.Is(cause, context.Canceled) {
@@ -740,6 +762,7 @@ func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
 				t.Fatal("the handler never saw its connection drop")
 			}
 			waitPending(t, f.srv, 0)
+			waitKept(t, f.srv, 0)
 		})
 	}
 }

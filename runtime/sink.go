@@ -55,7 +55,7 @@ type httpSink struct {
 	// JSON and need neither (the id costs a read of crypto/rand).
 	rc       *http.ResponseController
 	streamID string
-	// writeTimeout bounds each write of the reply (outliveTimeouts): the
+	// writeTimeout bounds each write of the reply (liftTimeouts): the
 	// http.Server's WriteTimeout, or HTTPWriteTimeout when it has none;
 	// deadline is the write deadline armWriteLocked set last.
 	writeTimeout time.Duration
@@ -78,6 +78,7 @@ type httpSink struct {
 	call      *call
 	stopWatch func() bool
 	watchOver bool
+	connSeen  atomic.Bool // connectionGone has run: the connection needs no more looking at
 
 	mu       sync.Mutex
 	streamed bool // upgraded to SSE
@@ -101,11 +102,12 @@ func newHTTPSink(w http.ResponseWriter, streamOK bool, header func(http.Header))
 }
 
 // newSink is the sink of a request POST to s: its bytes held in s's
-// budget, the server's deadlines lifted (outliveTimeouts), id the request's.
-func (s *Server) newSink(w http.ResponseWriter, r *http.Request, streamOK bool, id []byte) *httpSink {
+// budget, the server's deadlines lifted (lt, liftTimeouts), id the
+// request's.
+func (s *Server) newSink(w http.ResponseWriter, r *http.Request, streamOK bool, id []byte, lt liftedTimeouts) *httpSink {
 	sk := newHTTPSink(w, streamOK, nil)
 	sk.held, sk.id, sk.srv, sk.req = s.held, id, s, r
-	sk.outliveTimeouts(r)
+	sk.rc, sk.writeTimeout = lt.rc, lt.write
 	return sk
 }
 
@@ -115,6 +117,12 @@ func (s *httpSink) canSend() bool { return s.streamOK }
 // notification), upgrading to SSE first if needed.
 func (s *httpSink) send(msg []byte) error {
 	s.mu.Lock()
+	if s.session != "" && s.goneBeforeUpgradeLocked() {
+		c := s.call
+		s.mu.Unlock()
+		s.connectionGone() // cancels the call: its client went away before anything was sent
+		return ctxError(c.own)
+	}
 	defer s.mu.Unlock()
 	if s.closed {
 		return errSinkClosed
@@ -134,30 +142,37 @@ func (s *httpSink) send(msg []byte) error {
 	return s.eventLocked(msg)
 }
 
-// outliveTimeouts lifts the read and write deadlines the http.Server set
-// for the request, whose body has been read in full: a call may take longer
-// than ReadTimeout (whose expiry would cancel the request's context) and
-// WriteTimeout (which would drop its reply). Each write of the reply must
-// then end within WriteTimeout (armWriteLocked), so a client that stops
-// reading still cannot hold the connection, nor the reply's bytes in
-// Options.MaxHeldBytes. An http.Server without a WriteTimeout (an
-// adopter's own, http.ListenAndServe's) gets HTTPWriteTimeout per write:
-// otherwise a client that never reads would hold its reply for as long as
-// it keeps the connection open.
-func (s *httpSink) outliveTimeouts(r *http.Request) {
+// liftTimeouts lifts the read and write deadlines the http.Server set for
+// a POST whose body has been read in full, before anything else is done
+// with it: a call may take longer than ReadTimeout (whose expiry would
+// cancel the request's context) and WriteTimeout (which would drop its
+// reply), and so may a session's lookup or an answer's delivery through a
+// Cluster. Each write of the reply must then end within the write timeout
+// it returns (armWriteLocked), so a client that stops reading still cannot
+// hold the connection, nor the reply's bytes in Options.MaxHeldBytes: the
+// http.Server's WriteTimeout, or HTTPWriteTimeout when it has none (an
+// adopter's own, http.ListenAndServe's), since otherwise a client that
+// never reads would hold its reply for as long as it keeps the connection.
+func liftTimeouts(w http.ResponseWriter, r *http.Request) liftedTimeouts {
+	lt := liftedTimeouts{write: HTTPWriteTimeout}
 	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.writeTimeout = HTTPWriteTimeout
 	if hs == nil || hs.ReadTimeout <= 0 && hs.WriteTimeout <= 0 {
-		return
+		return lt
 	}
-	s.rc = http.NewResponseController(s.w)
-	_ = s.rc.SetReadDeadline(time.Time{})
-	_ = s.rc.SetWriteDeadline(time.Time{})
+	lt.rc = http.NewResponseController(w)
+	_ = lt.rc.SetReadDeadline(time.Time{})
+	_ = lt.rc.SetWriteDeadline(time.Time{})
 	if hs.WriteTimeout > 0 {
-		s.writeTimeout = hs.WriteTimeout
+		lt.write = hs.WriteTimeout
 	}
+	return lt
+}
+
+// liftedTimeouts is what liftTimeouts did: the ResponseController it made
+// (nil when there was nothing to lift) and the bound of each write.
+type liftedTimeouts struct {
+	rc    *http.ResponseController
+	write time.Duration
 }
 
 // writeDeadliner is what net/http's response writers implement, which
@@ -206,12 +221,10 @@ func (s *httpSink) upgradeLocked() {
 	}
 	// Known trap 1: the server's WriteTimeout (and ReadTimeout, whose expiry
 	// cancels the request context) would kill a stream that waits on a
-	// human. A server's sink lifted them already (outliveTimeouts), and no
-	// write has set one since: the upgrade comes before the reply's first.
-	if s.srv == nil {
-		_ = s.rc.SetWriteDeadline(time.Time{})
-		_ = s.rc.SetReadDeadline(time.Time{})
-	}
+	// human; so would a deadline a middleware set.
+	_ = s.rc.SetWriteDeadline(time.Time{})
+	_ = s.rc.SetReadDeadline(time.Time{})
+	s.deadline = time.Time{}
 	h := s.w.Header()
 	if s.header != nil {
 		s.header(h)
