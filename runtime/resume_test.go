@@ -815,3 +815,43 @@ func TestFinishedStreamsExpire(t *testing.T) {
 	}
 	tab.expiry.Stop()
 }
+
+// TestKeptCallContextAfterTheCall: a handler that keeps its context past
+// its call (a resumable one, whose parent holds the request's values
+// without its cancellation) still gets the request's values and deadline
+// from it, and its error, as from any context.
+func TestKeptCallContextAfterTheCall(t *testing.T) {
+	f := newFixture(t, Options{}, func(hs *httptest.Server) {
+		next := hs.Config.Handler
+		hs.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, "v")))
+		})
+	})
+	kept := make(chan context.Context, 1)
+	f.srv.AddTool(Tool{Name: "keep"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		if err := req.Log("info", "keep", "streaming"); err != nil { // upgraded: the stream is kept
+			return nil, err
+		}
+		kept <- ctx
+		return TextResult("kept"), nil
+	})
+	c := f.connect("2025-11-25", `{}`)
+	resp, _ := c.callTool("keep", `{}`)
+	st := openStream(t, resp)
+	st.mustNext()
+	if text, _ := st.result(); text != "kept" {
+		t.Fatalf("result %q", text)
+	}
+	st.close()
+	ctx := <-kept
+	waitStreamsFinished(t, f.srv)
+	if v := ctx.Value(ctxKey{}); v != "v" {
+		t.Errorf("Value after the call = %v, want the request's", v)
+	}
+	if _, ok := ctx.Deadline(); ok {
+		t.Error("a deadline the request never had")
+	}
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Errorf("Err after the call = %v, want context.Canceled", ctx.Err())
+	}
+}
