@@ -117,7 +117,7 @@ func (s *httpSink) canSend() bool { return s.streamOK }
 // notification), upgrading to SSE first if needed.
 func (s *httpSink) send(msg []byte) error {
 	s.mu.Lock()
-	if s.session != "" && s.goneBeforeUpgradeLocked() {
+	if !s.closed && s.session != "" && s.goneBeforeUpgradeLocked() {
 		c := s.call
 		s.mu.Unlock()
 		s.connectionGone() // cancels the call: its client went away before anything was sent
