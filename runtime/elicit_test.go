@@ -420,11 +420,10 @@ func waitFor(t *testing.T, cond func() bool) {
 // answer nobody will route (no ElicitTimeout here).
 func TestElicitLeftRunningEndsWithTheCall(t *testing.T) {
 	f := newFixture(t, Options{ElicitTimeout: -1})
-	errs := make(chan error, 1)
 	f.srv.AddTool(Tool{Name: "leave"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		go func() {
 			_, err := ElicitSchema(ctx, "Who are you?", userSchema)
-			errs <- err
+			f.outcomes <- outcome{err: err}
 		}()
 		<-f.release // the test has read the elicitation: the goroutine waits for its answer
 		return TextResult("left"), nil
@@ -438,13 +437,8 @@ func TestElicitLeftRunningEndsWithTheCall(t *testing.T) {
 	if text, _ := st.result(); text != "left" {
 		t.Fatalf("result %q", text)
 	}
-	select {
-	case err := <-errs:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("the Elicit left running: %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the Elicit left running still waits after its call ended")
+	if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) { // the Elicit left running ends with the call
+		t.Fatalf("the Elicit left running: %v, want context.Canceled", o.err)
 	}
 	waitPending(t, f.srv, 0)
 }
