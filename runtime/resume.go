@@ -558,12 +558,6 @@ func replayFinished(send func(ev []byte, flush bool) error, log []keptEvent, las
 	return nil
 }
 
-func (t *streamTable) get(id string) *keptStream {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.byID[id]
-}
-
 // remove forgets a running stream (its sink frees its events).
 func (t *streamTable) remove(ks *keptStream) {
 	t.mu.Lock()
@@ -677,13 +671,6 @@ func (sk *httpSink) trimLocked() int64 {
 		sk.dropOldestLocked()
 	}
 	return before - rs.logBytes
-}
-
-// len reports the streams kept.
-func (t *streamTable) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.byID)
 }
 
 // newStreamID names a stream upgraded on s: 16 hex digits of the server's

@@ -61,6 +61,20 @@ func addSteps(f *fixture, n, size int) {
 	})
 }
 
+// len reports the streams kept.
+func (t *streamTable) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.byID)
+}
+
+// get returns the stream the table keeps under id, if any.
+func (t *streamTable) get(id string) *keptStream {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byID[id]
+}
+
 // waitKept waits until the server keeps n streams.
 func waitKept(t *testing.T, srv *Server, n int) {
 	t.Helper()
@@ -713,7 +727,7 @@ func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
 					next.ServeHTTP(w, r)
 				})
 			})
-			entered, proceed, causes := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+			entered, proceed := make(chan struct{}), make(chan struct{})
 			f.srv.AddTool(Tool{Name: "work"}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 				close(entered)
 				switch how {
@@ -730,7 +744,7 @@ func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
 						t.Errorf("Elicit after the drop: %v, want context.Canceled", err)
 					}
 				}
-				causes <- context.Cause(ctx)
+				f.outcomes <- outcome{err: context.Cause(ctx)}
 				return nil, ctx.Err()
 			})
 			c := f.connect("2025-11-25", `{"elicitation":{}}`)
@@ -753,13 +767,8 @@ func TestResumableCallDroppedBeforeTheUpgrade(t *testing.T) {
 			<-done
 			<-serverSide.Done() // net/http has seen it
 			close(proceed)
-			select {
-			case cause := <-causes:
-				if !errors.Is(cause, context.Canceled) {
-					t.Fatalf("cause %v, want context.Canceled", cause)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the handler never saw its connection drop")
+			if o := f.waitOutcome(); !errors.Is(o.err, context.Canceled) { // the handler saw its connection drop
+				t.Fatalf("cause %v, want context.Canceled", o.err)
 			}
 			waitPending(t, f.srv, 0)
 			waitKept(t, f.srv, 0)
